@@ -1,0 +1,160 @@
+# gmm: Gaussian mixture clustering of MNIST-format images in C and CUDA.
+#
+#   make              build bin/gmm-train, bin/gmm-predict, bin/gmm-bench
+#   make test         build and run every Check suite (GPU suites skip without a GPU)
+#   make test SANITIZE=1   the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make demo         install missing packages (apt-get), find or fetch data, train, predict
+#   CUDA=0|1          force the CUDA backend off or on (default: on when nvcc is found)
+#   CUDA_ARCH=sm_90   build CUDA code for one architecture only
+#   BUILD=dir BIN=dir where objects and programs go (default build/ and bin/)
+#
+# Every .c file under data/ models/ linalg/ kernels/ goes into one static library; .cu files there
+# join it when CUDA is on. Each tests/test_*.c is one Check suite, each app/gmm_*.c one program.
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build-sanitize
+BIN ?= $(BUILD)/bin
+else
+BUILD ?= build
+BIN ?= bin
+endif
+
+CC ?= gcc
+PKG_CONFIG ?= pkg-config
+
+# ---- probes -------------------------------------------------------------------------------
+NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+ifeq ($(origin CUDA),undefined)
+CUDA := $(if $(NVCC),1,0)
+endif
+ifeq ($(CUDA),1)
+ifeq ($(NVCC),)
+$(error CUDA=1 but nvcc was not found; install the CUDA toolkit or use CUDA=0)
+endif
+endif
+
+HAVE_OPENMP := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1 || echo 0)
+HAVE_OPENBLAS := $(shell $(PKG_CONFIG) --exists openblas 2>/dev/null && echo 1 || echo 0)
+HAVE_LAPACKE := $(shell (test -f /usr/include/lapacke.h || $(PKG_CONFIG) --exists lapacke 2>/dev/null) && echo 1 || echo 0)
+HAVE_LIBPNG := $(shell $(PKG_CONFIG) --exists libpng 2>/dev/null && echo 1 || echo 0)
+HAVE_ZLIB := $(shell $(PKG_CONFIG) --exists zlib 2>/dev/null && echo 1 || echo 0)
+HAVE_CHECK := $(shell $(PKG_CONFIG) --exists check 2>/dev/null && echo 1 || echo 0)
+
+define yesno
+$(if $(filter 1,$(1)),yes,no)
+endef
+PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) sanitize=$(SANITIZE)
+ifeq ($(filter-out help clean,$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
+$(info gmm build: $(PROBE_LINE))
+endif
+
+# ---- flags --------------------------------------------------------------------------------
+CPPFLAGS += -I. -D_GNU_SOURCE
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -MMD -MP
+LDLIBS :=
+ifeq ($(HAVE_OPENMP),1)
+CFLAGS += -fopenmp
+LDFLAGS += -fopenmp
+endif
+ifeq ($(HAVE_OPENBLAS),1)
+CPPFLAGS += $(shell $(PKG_CONFIG) --cflags openblas)
+BLAS_LIBS := $(shell $(PKG_CONFIG) --libs openblas)
+else
+BLAS_LIBS := -lblas
+endif
+LDLIBS += -llapacke $(BLAS_LIBS) -llapack
+LDLIBS += $(shell $(PKG_CONFIG) --libs libpng 2>/dev/null || echo -lpng) $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
+LDLIBS += -lm -lpthread
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+ifeq ($(CUDA),1)
+CUDA_ARCH ?=
+ifeq ($(CUDA_ARCH),)
+NVCC_GENCODE := -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_86,code=sm_86 \
+  -gencode=arch=compute_89,code=sm_89 -gencode=arch=compute_90,code=sm_90 \
+  -gencode=arch=compute_90,code=compute_90
+else
+NVCC_GENCODE := -arch=$(CUDA_ARCH)
+endif
+NVCCFLAGS ?= -O3 -lineinfo
+NVCCFLAGS += $(NVCC_GENCODE) -std=c++17 -I. -D_GNU_SOURCE -Xcompiler -Wall,-fPIC -MMD -MP
+CPPFLAGS += -DGMM_WITH_CUDA=1 -I$(CUDA_HOME)/include
+LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart -lstdc++
+endif
+
+# ---- sources ------------------------------------------------------------------------------
+LIB_DIRS := kernels linalg data models
+LIB_C := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
+LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(LIB_DIRS)))))
+LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
+LIB := $(BUILD)/libgmm.a
+
+APP_SUPPORT_C := $(filter-out app/gmm_%.c,$(wildcard app/*.c))
+APP_SUPPORT_OBJ := $(APP_SUPPORT_C:%.c=$(BUILD)/%.o)
+APP_MAIN_C := $(wildcard app/gmm_*.c)
+PROGRAMS := $(patsubst app/gmm_%.c,$(BIN)/gmm-%,$(APP_MAIN_C))
+
+TEST_SUPPORT_C := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT_C:%.c=$(BUILD)/%.o)
+TEST_C := $(sort $(wildcard tests/test_*.c))
+TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_C))
+
+.PHONY: all test demo clean help bench
+all: $(PROGRAMS) $(BIN)/gmm-download-mnist
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/gmm-%: $(BUILD)/app/gmm_%.o $(APP_SUPPORT_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BIN)/gmm-download-mnist: data/download_mnist.sh
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod +x $@
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(LDLIBS) -o $@
+
+test: $(TESTS) $(PROGRAMS) $(BIN)/gmm-download-mnist
+ifneq ($(HAVE_CHECK),1)
+	$(error Check was not found: install it (apt-get install check) to run the tests)
+endif
+	@GMM_BIN=$(abspath $(BIN)) tests/run_suites.sh $(TESTS)
+
+demo: 
+	@BIN=$(BIN) ./app/demo.sh
+
+bench: $(PROGRAMS)
+	$(BIN)/gmm-bench all
+
+clean:
+	rm -rf build build-sanitize bin
+
+help:
+	@sed -n '2,12p' Makefile
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,41 @@
+/* Dataset discovery and loading: a directory holding train-images-idx3-ubyte[.gz] (and
+ * optionally train-labels-idx1-ubyte[.gz]) and the t10k-* test split, or a single IDX file. */
+#ifndef GMM_DATASET_H
+#define GMM_DATASET_H
+
+#include <stdint.h>
+
+#include "kernels/gmm_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DATASET_TRAIN = 0, DATASET_TEST = 1 } dataset_split;
+
+typedef struct {
+    int n_samples;
+    int rows, cols;
+    uint8_t *pixels;      /* n_samples * rows * cols */
+    uint8_t *labels;      /* n_samples, or NULL when no label file was found */
+    char images_path[1024];
+    char labels_path[1024]; /* empty when no labels */
+} dataset;
+
+/* path is a directory (the split's files are looked up in it, .gz or raw) or an IDX image file
+ * (labels looked up beside it: "...-images-idx3-ubyte" -> "...-labels-idx1-ubyte"; split is then
+ * ignored). A missing directory or file is GMM_ERR_IO with a clear detail. */
+gmm_status dataset_load(const char *path, dataset_split split, dataset *out);
+
+/* Keeps only the first n samples (no-op when n <= 0 or n >= n_samples). */
+void dataset_truncate(dataset *ds, int n);
+
+/* Pixels scaled to [0, 1] as float64, n_samples x (rows * cols), row-major. */
+gmm_status dataset_to_double(const dataset *ds, double **out);
+
+void dataset_free(dataset *ds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

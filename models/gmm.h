@@ -1,0 +1,146 @@
+/* The Gaussian mixture model: its parameters, the fit options (scikit-learn's names and
+ * defaults), and the entry points to fit, score and sample. Matrices are row-major. */
+#ifndef GMM_GMM_H
+#define GMM_GMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/gmm_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    GMM_COV_FULL = 0,      /* one d x d matrix per component (scikit-learn's default) */
+    GMM_COV_TIED = 1,      /* one d x d matrix shared by all components */
+    GMM_COV_DIAG = 2,      /* one diagonal (d values) per component */
+    GMM_COV_SPHERICAL = 3, /* one variance per component */
+} gmm_cov_type;
+
+typedef enum {
+    GMM_INIT_KMEANS = 0,       /* k-means++ seeding then Lloyd iterations (default) */
+    GMM_INIT_KMEANS_PP = 1,    /* k-means++ seeding only */
+    GMM_INIT_RANDOM = 2,       /* random responsibilities */
+    GMM_INIT_RANDOM_FROM_DATA = 3, /* K distinct samples as means, hard assignment */
+} gmm_init_method;
+
+typedef enum {
+    GMM_DEVICE_AUTO = 0,
+    GMM_DEVICE_CPU = 1,
+    GMM_DEVICE_GPU = 2,
+} gmm_device;
+
+typedef enum {
+    GMM_PRECISION_FP64 = 0,
+    GMM_PRECISION_FP32 = 1,
+    GMM_PRECISION_TF32 = 2,
+} gmm_precision;
+
+/* Returns 0 and sets *out when name is known, -1 otherwise. */
+int gmm_cov_type_parse(const char *name, gmm_cov_type *out);
+const char *gmm_cov_type_name(gmm_cov_type type);
+int gmm_init_parse(const char *name, gmm_init_method *out);
+const char *gmm_init_name(gmm_init_method method);
+int gmm_precision_parse(const char *name, gmm_precision *out);
+const char *gmm_precision_name(gmm_precision precision);
+
+/* Number of doubles in the covariance (and precision Cholesky) array of a model. */
+size_t gmm_cov_size(gmm_cov_type type, int n_components, int dim);
+
+/* A fitted model. weights[K], means[K x d]; covariances and precisions_cholesky have
+ * gmm_cov_size() doubles: full K x d x d, tied d x d, diag K x d, spherical K.
+ * precisions_cholesky follows scikit-learn: for full/tied the upper-triangular U with
+ * precision = U U^T (so that (x - mu) U is whitened), for diag/spherical 1/sqrt(variance). */
+typedef struct {
+    int n_components;
+    int dim;
+    gmm_cov_type covariance_type;
+    int image_rows, image_cols;  /* image shape, rows * cols == dim (or 0 x 0 if unknown) */
+    double *weights;
+    double *means;
+    double *covariances;
+    double *precisions_cholesky;
+
+    /* training metadata, saved in model.bin */
+    int converged;
+    int n_iter;
+    double lower_bound;
+    int64_t n_train_samples;
+    double reg_covar;
+    double tol;
+    int max_iter;
+    int n_init;
+    gmm_init_method init;
+    uint64_t seed;
+    char data_path[512];
+} gmm_model;
+
+/* Allocates the parameter arrays (zeroed); metadata zeroed. */
+gmm_status gmm_model_alloc(gmm_model *model, int n_components, int dim, gmm_cov_type type);
+void gmm_model_free(gmm_model *model); /* accepts a zeroed or freed model */
+gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src);
+
+/* Computes precisions_cholesky from covariances (Cholesky with LAPACKE, then a triangular
+ * solve). On failure returns GMM_ERR_CHOLESKY naming the component. */
+gmm_status gmm_model_compute_precisions(gmm_model *model);
+
+/* Per-iteration progress, called once per EM iteration. */
+typedef void (*gmm_progress_fn)(void *user, int init_index, int iteration, double lower_bound,
+                                double change, double seconds);
+/* Notices a user should see (a re-seeded component, the backend chosen, a subset used). */
+typedef void (*gmm_notice_fn)(void *user, const char *message);
+
+typedef struct {
+    int n_components;           /* K, default 1 as scikit-learn; the CLI defaults to 10 */
+    gmm_cov_type covariance_type;
+    double tol;                 /* 1e-3 */
+    double reg_covar;           /* 1e-6 */
+    int max_iter;               /* 100 */
+    int n_init;                 /* 1 */
+    gmm_init_method init;       /* kmeans */
+    uint64_t seed;              /* 0 */
+    gmm_device device;          /* auto */
+    gmm_precision precision;    /* fp64 */
+    int kmeans_max_iter;        /* Lloyd iterations for init=kmeans, 300 like scikit-learn */
+    gmm_progress_fn on_progress;
+    gmm_notice_fn on_notice;
+    void *user;
+} gmm_options;
+
+void gmm_options_default(gmm_options *options);
+
+/* Checks options against the data shape; GMM_ERR_ARG with a detail when one is invalid. */
+gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, int dim);
+
+/* Fits a model to X (n_samples x dim, row-major float64) with EM, keeping the best of n_init
+ * runs. The model is allocated here; free it with gmm_model_free. */
+gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
+                   gmm_model *model);
+
+/* Per-sample log-likelihood log p(x_i) (score_samples), and optionally the responsibilities
+ * (predict_proba, n_samples x K) and the most likely component (predict). Any output may be NULL. */
+gmm_status gmm_score_samples(const gmm_model *model, const double *X, int64_t n_samples,
+                             gmm_device device, double *log_likelihood, double *proba,
+                             int *labels);
+
+/* Mean log-likelihood over the samples (scikit-learn's score). */
+gmm_status gmm_score(const gmm_model *model, const double *X, int64_t n_samples,
+                     gmm_device device, double *mean_log_likelihood);
+
+/* Number of free parameters, as scikit-learn's _n_parameters. */
+int64_t gmm_n_parameters(const gmm_model *model);
+/* BIC = -2 * sum log-likelihood + p log N; AIC = -2 * sum log-likelihood + 2 p. */
+double gmm_bic(const gmm_model *model, double mean_log_likelihood, int64_t n_samples);
+double gmm_aic(const gmm_model *model, double mean_log_likelihood, int64_t n_samples);
+
+/* Draws n_samples from the model into X (n_samples x dim) and their components into labels
+ * (may be NULL), with a deterministic generator seeded by seed. */
+gmm_status gmm_sample(const gmm_model *model, int64_t n_samples, uint64_t seed, double *X,
+                      int *labels);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
