@@ -9,7 +9,7 @@
 #   BUILD=dir BIN=dir where objects and programs go (default build/ and bin/)
 #
 # Every .c file under data/ models/ linalg/ kernels/ goes into one static library; .cu files there
-# join it when CUDA is on. Each tests/test_*.c is one Check suite, each app/gmm_*.c one program.
+# join it when CUDA is on (and *_nocuda.c files drop out). Each tests/test_*.c is one Check suite, each app/gmm_*.c one program.
 
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
@@ -93,12 +93,15 @@ endif
 
 # ---- sources ------------------------------------------------------------------------------
 LIB_DIRS := kernels linalg data models
-LIB_C := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
+# foo_nocuda.c files hold the stand-ins (returning GMM_ERR_NO_DEVICE) for CUDA entry points and
+# are built only when CUDA is off, so that no source needs an #ifdef for it.
+ALL_LIB_C := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
+LIB_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_LIB_C)),$(ALL_LIB_C))
 LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(LIB_DIRS)))))
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 LIB := $(BUILD)/libgmm.a
 
-APP_SUPPORT_C := $(filter-out app/gmm_%.c,$(wildcard app/*.c))
+APP_SUPPORT_C := $(filter-out app/gmm_%.c app/bench_%.c,$(wildcard app/*.c))
 APP_SUPPORT_OBJ := $(APP_SUPPORT_C:%.c=$(BUILD)/%.o)
 APP_MAIN_C := $(wildcard app/gmm_*.c)
 PROGRAMS := $(patsubst app/gmm_%.c,$(BIN)/gmm-%,$(APP_MAIN_C))
@@ -126,6 +129,11 @@ $(BUILD)/%.cu.o: %.cu
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+BENCH_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard app/bench_*.c))
+$(BIN)/gmm-bench: $(BUILD)/app/gmm_bench.o $(BENCH_SUPPORT_OBJ) $(APP_SUPPORT_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BIN)/gmm-%: $(BUILD)/app/gmm_%.o $(APP_SUPPORT_OBJ) $(LIB)
 	@mkdir -p $(dir $@)

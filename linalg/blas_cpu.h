@@ -1,0 +1,43 @@
+/* Dense float64 linear algebra on the CPU through OpenBLAS and LAPACKE. All matrices are
+ * ROW-MAJOR with an explicit leading dimension; this file is the one place where our row-major
+ * convention meets the column-major BLAS/LAPACK interfaces. */
+#ifndef GMM_BLAS_CPU_H
+#define GMM_BLAS_CPU_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C (m x n) = alpha * op(A) op(B) + beta * C, op(A) m x k, op(B) k x n. */
+void la_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A,
+              int lda, const double *B, int ldb, double beta, double *C, int ldc);
+
+/* Lower triangle of C (n x n) = alpha * A^T A + beta * C with A k x n (the covariance shape).
+ * Only the lower triangle (row >= col) is written. */
+void la_dsyrk_at_a(int n, int k, double alpha, const double *A, int lda, double beta, double *C,
+                   int ldc);
+
+/* Copies the lower triangle of the n x n matrix onto its upper triangle. */
+void la_symmetrize_from_lower(int n, double *C, int ldc);
+
+/* In-place Cholesky A = L L^T of the n x n symmetric matrix (lower triangle read; L written to
+ * the lower triangle, upper triangle zeroed). Returns 0, or the 1-based order of the leading
+ * minor that is not positive definite. */
+int la_dpotrf_lower(int n, double *A, int lda);
+
+/* Solves L X = B in place (L n x n lower, B n x nrhs, X overwrites B). */
+void la_dtrsm_lower_left(int n, int nrhs, const double *L, int ldl, double *B, int ldb);
+
+/* Upper-triangular U = L^{-T} (so that U U^T = (L L^T)^{-1}), the precision Cholesky factor of
+ * scikit-learn. L and U are n x n; U may not alias L. */
+void la_precision_cholesky_from_lower(int n, const double *L, double *U);
+
+/* Number of threads OpenBLAS uses. */
+int la_num_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+/* The backend table: the coarse operations of one EM fit, implemented once per device (CPU
+ * with OpenBLAS/LAPACKE, GPU with CUDA/cuBLAS/cuSOLVER). The EM loop (em.c) is written once over
+ * this table. A backend context owns its copy of the data and of the current parameters and
+ * responsibilities (on the device for the GPU); per iteration only scalars cross back. */
+#ifndef GMM_BACKEND_H
+#define GMM_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/gmm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gmm_backend_ctx gmm_backend_ctx;
+
+/* What an M-step reports back: the per-component responsibility sums N_k (K scalars). */
+typedef struct {
+    double *nk; /* K values, owned by the caller; may be NULL */
+} gmm_mstep_report;
+
+typedef struct gmm_backend {
+    const char *name;
+    /* Whether this backend can run here (a GPU present for the CUDA backend). */
+    bool (*available)(void);
+    /* Whether this backend supports the configuration (covariance type, precision). */
+    bool (*supports)(gmm_cov_type type, gmm_precision precision);
+
+    /* Takes the data (n_samples x dim row-major float64 on the host; the backend copies or
+     * converts what it needs, once) for a model of n_components components. */
+    gmm_status (*create)(gmm_backend_ctx **ctx, const double *X, int64_t n_samples, int dim,
+                         int n_components, gmm_cov_type type, gmm_precision precision);
+    void (*destroy)(gmm_backend_ctx *ctx); /* accepts NULL */
+
+    /* Loads parameters (weights, means, precisions_cholesky of the model) for the next E-step. */
+    gmm_status (*set_params)(gmm_backend_ctx *ctx, const gmm_model *model);
+    /* Copies the current weights, means, covariances and precisions_cholesky into model
+     * (already allocated with the same K, d and type). */
+    gmm_status (*get_params)(gmm_backend_ctx *ctx, gmm_model *model);
+
+    /* Loads responsibilities (n_samples x K, host, rows summing to 1) for the next M-step. */
+    gmm_status (*set_resp)(gmm_backend_ctx *ctx, const double *resp);
+
+    /* E-step: log responsibilities from the current parameters, kept in the context; returns
+     * the mean over samples of log p(x_i) (the lower bound of scikit-learn). */
+    gmm_status (*e_step)(gmm_backend_ctx *ctx, double *mean_log_likelihood);
+
+    /* M-step from the context's responsibilities: weights, means, covariances (+ reg_covar on
+     * the diagonal) and precision Cholesky factors. A covariance that is not positive definite
+     * is GMM_ERR_CHOLESKY whose detail names the component. Reports N_k. */
+    gmm_status (*m_step)(gmm_backend_ctx *ctx, double reg_covar, gmm_mstep_report *report);
+
+    /* Host copies of the last E-step's per-sample log p(x_i) (n_samples) and log
+     * responsibilities (n_samples x K); either may be NULL. */
+    gmm_status (*get_estep)(gmm_backend_ctx *ctx, double *log_likelihood, double *log_resp);
+} gmm_backend;
+
+/* The registry: the backend for a device choice. For GMM_DEVICE_AUTO the GPU when it is built
+ * in and available, else the CPU; *notice (may be NULL) receives a sentence to show the user.
+ * GMM_DEVICE_GPU without a GPU is GMM_ERR_NO_DEVICE. */
+gmm_status gmm_backend_select(gmm_device device, const gmm_backend **backend,
+                              const char **notice);
+
+extern const gmm_backend gmm_backend_cpu;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
