@@ -1,6 +1,8 @@
 /* Implementation of the shared test helpers (see testutil.h). */
 #include "tests/testutil.h"
 
+#include "kernels/gpu_info.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,4 +127,16 @@ int tu_run_suite(Suite *suite)
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int tu_gpu_available(void)
+{
+    static int cached = -1;
+    if (cached >= 0) return cached;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) _exit(gmm_gpu_count() > 0 ? 0 : 1);
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0) return cached = 0;
+    return cached = (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 1 : 0;
 }

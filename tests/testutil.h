@@ -29,6 +29,10 @@ const char *tu_bin_dir(void);
  * the exit status (or -1 when it did not exit normally). */
 int tu_run(const char *command, char **output);
 
+/* 1 when a GPU is usable, asked in a child process so that CUDA is never initialised in the
+ * parent before Check forks (design rule 10). */
+int tu_gpu_available(void);
+
 /* Runs the suite (CK_NORMAL output) and returns the process exit code. */
 int tu_run_suite(Suite *suite);
 

@@ -1,0 +1,36 @@
+/* CUDA device queries behind gpu_info.h. */
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include "kernels/gpu_info.h"
+
+extern "C" int gmm_cuda_built(void) { return 1; }
+
+extern "C" int gmm_gpu_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no device" error */
+        return 0;
+    }
+    return count;
+}
+
+extern "C" int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes,
+                                size_t *total_bytes)
+{
+    int dev = 0;
+    cudaDeviceProp prop;
+    if (gmm_gpu_count() == 0 || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, dev) != cudaSuccess)
+        return -1;
+    if (name && name_len) {
+        strncpy(name, prop.name, name_len - 1);
+        name[name_len - 1] = '\0';
+    }
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) return -1;
+    if (free_bytes) *free_bytes = f;
+    if (total_bytes) *total_bytes = t;
+    return 0;
+}

@@ -1,0 +1,23 @@
+/* Whether a CUDA GPU is usable, and its name and memory, for the backend registry, the GPU test
+ * suites and gmm-bench. Built from gpu_info.cu with CUDA, from gpu_info_nocuda.c without. */
+#ifndef GMM_GPU_INFO_H
+#define GMM_GPU_INFO_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when the CUDA code is built into this binary. */
+int gmm_cuda_built(void);
+/* Number of usable CUDA devices (0 without CUDA, without a driver or without a GPU). Initialises
+ * CUDA: in a Check suite call it inside a test (or a child process), not before the fork. */
+int gmm_gpu_count(void);
+/* Name and free/total memory of the current device; returns 0 on success, -1 without a GPU. */
+int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes, size_t *total_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
