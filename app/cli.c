@@ -1,0 +1,94 @@
+/* Implementation of the shared command-line helpers (see cli.h). */
+#include "app/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+const char *cli_program = "gmm";
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: error: ", cli_program);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+int cli_fail(gmm_status status)
+{
+    fprintf(stderr, "%s: error: %s\n", cli_program, gmm_error_message(status));
+    return 2;
+}
+
+int cli_parse_int(const char *option, const char *text, long long min, long long max, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (!*text || *end || errno) {
+        cli_error("%s expects an integer, got '%s'", option, text);
+        return -1;
+    }
+    if (v < min || v > max) {
+        if (max == INT32_MAX || max == INT64_MAX)
+            cli_error("%s must be >= %lld, got %lld", option, min, v);
+        else
+            cli_error("%s must be between %lld and %lld, got %lld", option, min, max, v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *option, const char *text, double min, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!*text || *end || errno || !isfinite(v)) {
+        cli_error("%s expects a number, got '%s'", option, text);
+        return -1;
+    }
+    if (v < min) {
+        cli_error("%s must be >= %g, got %g", option, min, v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+void cli_progress(void *user, int init_index, int iteration, double lower_bound, double change,
+                  double seconds)
+{
+    const cli_progress_state *st = user;
+    if (st && st->quiet) return;
+    if (st && st->n_init > 1)
+        printf("init %d ", init_index + 1);
+    if (iteration == 1)
+        printf("iter %4d  lower bound %14.6f  change %12s  %7.3f s\n", iteration, lower_bound,
+               "-", seconds);
+    else
+        printf("iter %4d  lower bound %14.6f  change %+12.4e  %7.3f s\n", iteration, lower_bound,
+               change, seconds);
+    fflush(stdout);
+}
+
+void cli_notice(void *user, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "%s: %s\n", cli_program, message);
+}
+
+double cli_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}

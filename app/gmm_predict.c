@@ -1,0 +1,170 @@
+/* gmm-predict: load model.bin, assign images to components (by default the test split of the
+ * directory the model was trained on), print the mean log-likelihood and, when labels exist,
+ * accuracy, NMI, ARI and the confusion matrix; optionally write the assignments as CSV. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app/cli.h"
+#include "app/report.h"
+#include "data/dataset.h"
+#include "models/gmm.h"
+#include "models/model_io.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gmm-predict MODEL [DIR|FILE] [options]\n"
+            "\n"
+            "Assigns images to the components of MODEL (written by gmm-train). Without DIR|FILE\n"
+            "it predicts the test split (t10k-images-idx3-ubyte[.gz]) of the directory the model\n"
+            "was trained on; a directory argument means its test split too.\n"
+            "\n"
+            "options:\n"
+            "  --out FILE       write the assignments as CSV (index,component[,label][,p_0..])\n"
+            "  --proba          include the responsibilities p_k (predict_proba) in the CSV\n"
+            "  --limit N        predict the first N images only\n"
+            "  --device D       auto (default), cpu, gpu\n"
+            "  -h, --help       this help\n");
+}
+
+/* The test split beside the training data the model remembers. */
+static int default_data_path(const gmm_model *model, char *path, size_t len)
+{
+    struct stat sb;
+    if (!model->data_path[0]) return -1;
+    if (stat(model->data_path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(path, len, "%s", model->data_path);
+        return 0;
+    }
+    /* a single training file: its t10k twin */
+    const char *base = strrchr(model->data_path, '/');
+    base = base ? base + 1 : model->data_path;
+    if (strncmp(base, "train-", 6) != 0) return -1;
+    snprintf(path, len, "%.*st10k-%s", (int)(base - model->data_path), model->data_path, base + 6);
+    return 0;
+}
+
+enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE };
+
+int main(int argc, char **argv)
+{
+    cli_program = "gmm-predict";
+    const char *out_csv = NULL;
+    int proba = 0;
+    long long limit = 0;
+    gmm_device device = GMM_DEVICE_AUTO;
+    static const struct option longopts[] = {
+        {"out", required_argument, 0, OPT_OUT}, {"proba", no_argument, 0, OPT_PROBA},
+        {"limit", required_argument, 0, OPT_LIMIT}, {"device", required_argument, 0, OPT_DEVICE},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_OUT: out_csv = optarg; break;
+        case OPT_PROBA: proba = 1; break;
+        case OPT_LIMIT:
+            if (cli_parse_int("--limit", optarg, 1, INT32_MAX, &limit)) return 1;
+            break;
+        case OPT_DEVICE:
+            if (!strcmp(optarg, "auto")) device = GMM_DEVICE_AUTO;
+            else if (!strcmp(optarg, "cpu")) device = GMM_DEVICE_CPU;
+            else if (!strcmp(optarg, "gpu")) device = GMM_DEVICE_GPU;
+            else return cli_error("--device must be auto, cpu or gpu, got '%s'", optarg);
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
+        default: return cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return cli_error("missing the model file");
+    }
+    if (argc - optind > 2) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 2]);
+    if (proba && !out_csv) return cli_error("--proba needs --out FILE");
+
+    int rc = 0;
+    gmm_status st;
+    gmm_model model = {0};
+    dataset ds = {0};
+    double *X = NULL, *loglik = NULL, *resp = NULL;
+    int *assign = NULL;
+    FILE *csv = NULL;
+    if ((st = gmm_model_load(argv[optind], &model)) != GMM_OK) return cli_fail(st);
+    char data_path[1100];
+    if (argc - optind == 2) {
+        snprintf(data_path, sizeof data_path, "%s", argv[optind + 1]);
+    } else if (default_data_path(&model, data_path, sizeof data_path) != 0) {
+        rc = cli_error("the model does not name a training directory; give the data to predict");
+        goto done;
+    }
+    if ((st = dataset_load(data_path, DATASET_TEST, &ds)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    if (limit > 0) dataset_truncate(&ds, (int)limit);
+    int dim = ds.rows * ds.cols, K = model.n_components;
+    if (dim != model.dim) {
+        rc = cli_error("%s has %d x %d images (%d values) but the model expects %d values",
+                       ds.images_path, ds.rows, ds.cols, dim, model.dim);
+        goto done;
+    }
+    loglik = malloc(sizeof(double) * ds.n_samples);
+    assign = malloc(sizeof(int) * ds.n_samples);
+    if (proba) resp = malloc(sizeof(double) * (size_t)ds.n_samples * K);
+    if (!loglik || !assign || (proba && !resp)) {
+        rc = cli_error("out of memory");
+        goto done;
+    }
+    if ((st = dataset_to_double(&ds, &X)) != GMM_OK ||
+        (st = gmm_score_samples(&model, X, ds.n_samples, device, loglik, resp, assign)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    double mean = 0;
+    for (int i = 0; i < ds.n_samples; i++) mean += loglik[i];
+    mean /= ds.n_samples;
+    printf("data: %s: N = %d images of %d x %d\n", ds.images_path, ds.n_samples, ds.rows, ds.cols);
+    printf("mean log-likelihood %.6f   BIC %.6g   AIC %.6g\n", mean,
+           gmm_bic(&model, mean, ds.n_samples), gmm_aic(&model, mean, ds.n_samples));
+    if (ds.labels) {
+        if ((rc = report_clustering(assign, K, ds.labels, ds.n_samples))) goto done;
+    } else {
+        printf("no labels found: clustering scores skipped\n");
+    }
+    if (out_csv) {
+        if (!(csv = fopen(out_csv, "w"))) {
+            rc = cli_error("cannot write %s: %m", out_csv);
+            goto done;
+        }
+        fprintf(csv, "index,component%s", ds.labels ? ",label" : "");
+        for (int k = 0; proba && k < K; k++) fprintf(csv, ",p_%d", k);
+        fprintf(csv, "\n");
+        for (int i = 0; i < ds.n_samples; i++) {
+            fprintf(csv, "%d,%d", i, assign[i]);
+            if (ds.labels) fprintf(csv, ",%d", ds.labels[i]);
+            for (int k = 0; proba && k < K; k++) fprintf(csv, ",%.6g", resp[(size_t)i * K + k]);
+            fprintf(csv, "\n");
+        }
+        if (fclose(csv) != 0) {
+            csv = NULL;
+            rc = cli_error("error writing %s", out_csv);
+            goto done;
+        }
+        csv = NULL;
+        printf("assignments written to %s\n", out_csv);
+    }
+done:
+    if (csv) fclose(csv);
+    gmm_model_free(&model);
+    dataset_free(&ds);
+    free(X);
+    free(loglik);
+    free(resp);
+    free(assign);
+    return rc;
+}

@@ -1,0 +1,194 @@
+/* gmm-train: fit a Gaussian mixture to MNIST-format images, save model.bin and a PNG of the
+ * cluster means, print progress per EM iteration and a summary (and clustering scores when the
+ * data has labels). */
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "app/report.h"
+#include "data/dataset.h"
+#include "models/gmm.h"
+#include "models/model_io.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gmm-train DIR|FILE [options]\n"
+            "\n"
+            "Fits a Gaussian mixture with EM (scikit-learn GaussianMixture semantics) to the\n"
+            "training images of DIR (train-images-idx3-ubyte[.gz], labels used if present)\n"
+            "or to one IDX image file, then writes the model and a PNG of the cluster means.\n"
+            "\n"
+            "options:\n"
+            "  -k, --n-components K   number of components (default 10)\n"
+            "  --covariance T         full (default), tied, diag, spherical\n"
+            "  --max-iter N           EM iterations at most (default 100)\n"
+            "  --tol X                convergence threshold on the change of the mean\n"
+            "                         log-likelihood lower bound (default 1e-3)\n"
+            "  --reg-covar X          added to covariance diagonals (default 1e-6)\n"
+            "  --init M               kmeans (default), k-means++, random, random_from_data\n"
+            "  --n-init N             initialisations; the best is kept (default 1)\n"
+            "  --seed S               random seed (default 0); the same seed gives the same fit\n"
+            "  --limit N              train on the first N images only\n"
+            "  --device D             auto (default: GPU if present), cpu, gpu\n"
+            "  --precision P          fp64 (default), fp32, tf32 (GPU only; faster, less exact)\n"
+            "  -o, --output FILE      model file (default model.bin)\n"
+            "  --png FILE             PNG grid of the cluster means (default means.png;\n"
+            "                         --png '' writes none)\n"
+            "  -q, --quiet            no per-iteration progress lines\n"
+            "  -h, --help             this help\n");
+}
+
+enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
+       OPT_DEVICE, OPT_PRECISION, OPT_PNG };
+
+int main(int argc, char **argv)
+{
+    cli_program = "gmm-train";
+    gmm_options opt;
+    gmm_options_default(&opt);
+    opt.n_components = 10;
+    const char *output = "model.bin", *png = "means.png";
+    long long limit = 0, v;
+    int quiet = 0;
+    static const struct option longopts[] = {
+        {"n-components", required_argument, 0, 'k'}, {"covariance", required_argument, 0, OPT_COV},
+        {"max-iter", required_argument, 0, OPT_MAX_ITER}, {"tol", required_argument, 0, OPT_TOL},
+        {"reg-covar", required_argument, 0, OPT_REG}, {"init", required_argument, 0, OPT_INIT},
+        {"n-init", required_argument, 0, OPT_N_INIT}, {"seed", required_argument, 0, OPT_SEED},
+        {"limit", required_argument, 0, OPT_LIMIT}, {"device", required_argument, 0, OPT_DEVICE},
+        {"precision", required_argument, 0, OPT_PRECISION}, {"output", required_argument, 0, 'o'},
+        {"png", required_argument, 0, OPT_PNG}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":k:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            if (cli_parse_int("-k", optarg, 1, INT_MAX, &v)) return 1;
+            opt.n_components = (int)v;
+            break;
+        case OPT_COV:
+            if (gmm_cov_type_parse(optarg, &opt.covariance_type))
+                return cli_error("--covariance must be full, tied, diag or spherical, got '%s'", optarg);
+            break;
+        case OPT_MAX_ITER:
+            if (cli_parse_int("--max-iter", optarg, 1, INT_MAX, &v)) return 1;
+            opt.max_iter = (int)v;
+            break;
+        case OPT_TOL:
+            if (cli_parse_double("--tol", optarg, 0.0, &opt.tol)) return 1;
+            break;
+        case OPT_REG:
+            if (cli_parse_double("--reg-covar", optarg, 0.0, &opt.reg_covar)) return 1;
+            break;
+        case OPT_INIT:
+            if (gmm_init_parse(optarg, &opt.init))
+                return cli_error("--init must be kmeans, k-means++, random or random_from_data, got '%s'", optarg);
+            break;
+        case OPT_N_INIT:
+            if (cli_parse_int("--n-init", optarg, 1, INT_MAX, &v)) return 1;
+            opt.n_init = (int)v;
+            break;
+        case OPT_SEED:
+            if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &v)) return 1;
+            opt.seed = (uint64_t)v;
+            break;
+        case OPT_LIMIT:
+            if (cli_parse_int("--limit", optarg, 1, INT_MAX, &limit)) return 1;
+            break;
+        case OPT_DEVICE:
+            if (!strcmp(optarg, "auto")) opt.device = GMM_DEVICE_AUTO;
+            else if (!strcmp(optarg, "cpu")) opt.device = GMM_DEVICE_CPU;
+            else if (!strcmp(optarg, "gpu")) opt.device = GMM_DEVICE_GPU;
+            else return cli_error("--device must be auto, cpu or gpu, got '%s'", optarg);
+            break;
+        case OPT_PRECISION:
+            if (gmm_precision_parse(optarg, &opt.precision))
+                return cli_error("--precision must be fp64, fp32 or tf32, got '%s'", optarg);
+            break;
+        case 'o': output = optarg; break;
+        case OPT_PNG: png = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
+        default:
+            return cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return cli_error("missing the data directory or IDX file");
+    }
+    if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
+    if (!*output) return cli_error("-o needs a file name");
+    const char *data_path = argv[optind];
+
+    int rc = 0;
+    gmm_status st;
+    dataset ds = {0};
+    double *X = NULL;
+    gmm_model model = {0};
+    double t_start = cli_now_seconds();
+    if ((st = dataset_load(data_path, DATASET_TRAIN, &ds)) != GMM_OK) return cli_fail(st);
+    if (limit > 0 && limit < ds.n_samples) {
+        dataset_truncate(&ds, (int)limit);
+        fprintf(stderr, "gmm-train: using the first %d images (--limit)\n", ds.n_samples);
+    }
+    int dim = ds.rows * ds.cols;
+    if ((st = gmm_options_validate(&opt, ds.n_samples, dim)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    if ((st = dataset_to_double(&ds, &X)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    double t_loaded = cli_now_seconds();
+    if (!quiet)
+        printf("data: %s: %d images of %d x %d%s (loaded in %.2f s)\n", ds.images_path,
+               ds.n_samples, ds.rows, ds.cols, ds.labels ? ", labelled" : "", t_loaded - t_start);
+    if (!quiet)
+        printf("fitting K=%d %s covariance, reg_covar=%g, tol=%g, max_iter=%d, init=%s, n_init=%d, seed=%llu\n",
+               opt.n_components, gmm_cov_type_name(opt.covariance_type), opt.reg_covar, opt.tol,
+               opt.max_iter, gmm_init_name(opt.init), opt.n_init, (unsigned long long)opt.seed);
+    fflush(stdout);
+    cli_progress_state progress = {.quiet = quiet, .n_init = opt.n_init};
+    opt.on_progress = cli_progress;
+    opt.on_notice = cli_notice;
+    opt.user = &progress;
+    if ((st = gmm_fit(X, ds.n_samples, dim, &opt, &model)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    double t_fit = cli_now_seconds();
+    model.image_rows = ds.rows;
+    model.image_cols = ds.cols;
+    snprintf(model.data_path, sizeof model.data_path, "%s", data_path);
+    if ((st = gmm_model_save(output, &model)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
+           model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
+           t_fit - t_start, model.lower_bound);
+    rc = report_training(&model, X, ds.n_samples, ds.labels, opt.device);
+    if (rc) goto done;
+    printf("model written to %s\n", output);
+    if (png && *png) {
+        if ((st = report_means_png(png, &model)) != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        printf("cluster means written to %s\n", png);
+    }
+done:
+    gmm_model_free(&model);
+    free(X);
+    dataset_free(&ds);
+    return rc;
+}

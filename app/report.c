@@ -1,0 +1,85 @@
+/* Scores, metrics and pictures shared by gmm-train and gmm-predict (see report.h). */
+#include "app/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app/cli.h"
+#include "data/png_write.h"
+#include "models/metrics.h"
+
+int report_clustering(const int *assignments, int n_components, const uint8_t *labels,
+                      int64_t n_samples)
+{
+    int n_classes = 0;
+    for (int64_t i = 0; i < n_samples; i++)
+        if (labels[i] + 1 > n_classes) n_classes = labels[i] + 1;
+    cluster_metrics m = {0};
+    gmm_status st = cluster_metrics_compute(assignments, n_components, labels, n_classes,
+                                            n_samples, &m);
+    if (st != GMM_OK) return cli_fail(st);
+    printf("accuracy %.4f   NMI %.4f   ARI %.4f   (best one-to-one matching of clusters to labels)\n",
+           m.accuracy, m.nmi, m.ari);
+    printf("confusion matrix (rows: components, columns: labels; -> matched label)\n      ");
+    for (int c = 0; c < n_classes; c++) printf("%6d", c);
+    printf("\n");
+    for (int k = 0; k < n_components; k++) {
+        printf("k=%-3d ", k);
+        for (int c = 0; c < n_classes; c++) printf("%6lld", (long long)m.confusion[(size_t)k * n_classes + c]);
+        if (m.cluster_to_class[k] >= 0) printf("   -> %d", m.cluster_to_class[k]);
+        printf("\n");
+    }
+    cluster_metrics_free(&m);
+    return 0;
+}
+
+int report_training(const gmm_model *model, const double *X, int64_t n_samples,
+                    const uint8_t *labels, gmm_device device)
+{
+    int rc = 0;
+    double *loglik = malloc(sizeof(double) * n_samples);
+    int *assign = malloc(sizeof(int) * n_samples);
+    if (!loglik || !assign) {
+        rc = cli_error("out of memory");
+        goto done;
+    }
+    gmm_status st = gmm_score_samples(model, X, n_samples, device, loglik, NULL, assign);
+    if (st != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    double mean = 0;
+    for (int64_t i = 0; i < n_samples; i++) mean += loglik[i];
+    mean /= (double)n_samples;
+    printf("training data: mean log-likelihood %.6f   BIC %.6g   AIC %.6g   (%lld parameters)\n",
+           mean, gmm_bic(model, mean, n_samples), gmm_aic(model, mean, n_samples),
+           (long long)gmm_n_parameters(model));
+    if (labels) rc = report_clustering(assign, model->n_components, labels, n_samples);
+done:
+    free(loglik);
+    free(assign);
+    return rc;
+}
+
+gmm_status report_means_png(const char *path, const gmm_model *model)
+{
+    if (model->image_rows * model->image_cols != model->dim || model->dim <= 0)
+        return gmm_error(GMM_ERR_ARG, "cannot draw means: the model has no image shape");
+    int K = model->n_components;
+    char (*text)[32] = malloc(sizeof(*text) * K);
+    const char **captions = malloc(sizeof(char *) * K);
+    if (!text || !captions) {
+        free(text);
+        free(captions);
+        return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < K; k++) {
+        snprintf(text[k], sizeof text[k], "k=%d w=%.3f", k, model->weights[k]);
+        captions[k] = text[k];
+    }
+    gmm_status st = png_write_tile_grid(path, model->means, K, model->image_rows,
+                                        model->image_cols, 4, captions);
+    free(text);
+    free(captions);
+    return st;
+}

@@ -1,0 +1,23 @@
+/* What gmm-train and gmm-predict print and draw about a model and a labelled dataset: scores,
+ * BIC/AIC, clustering metrics with the confusion matrix, and the PNG of the cluster means. */
+#ifndef GMM_REPORT_H
+#define GMM_REPORT_H
+
+#include <stdint.h>
+
+#include "models/gmm.h"
+
+/* Scores X under the model (mean log-likelihood, BIC, AIC) and, when labels is not NULL, the
+ * clustering metrics of the model's assignments; prints them. Returns an exit code (0 = ok). */
+int report_training(const gmm_model *model, const double *X, int64_t n_samples,
+                    const uint8_t *labels, gmm_device device);
+
+/* Prints accuracy, NMI, ARI and the confusion matrix of assignments against labels. Returns an
+ * exit code. */
+int report_clustering(const int *assignments, int n_components, const uint8_t *labels,
+                      int64_t n_samples);
+
+/* The grid of cluster means, each tile captioned with its index and weight. */
+gmm_status report_means_png(const char *path, const gmm_model *model);
+
+#endif

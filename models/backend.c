@@ -1,0 +1,37 @@
+/* The backend registry: the one place that knows whether the CUDA backend is built in. */
+#include "models/backend.h"
+
+#include "kernels/gpu_info.h"
+
+#ifdef GMM_WITH_CUDA
+extern const gmm_backend gmm_backend_cuda;
+static const gmm_backend *const gpu_backend = &gmm_backend_cuda;
+#else
+static const gmm_backend *const gpu_backend = NULL;
+#endif
+
+gmm_status gmm_backend_select(gmm_device device, const gmm_backend **backend,
+                              const char **notice)
+{
+    if (notice) *notice = NULL;
+    if (device == GMM_DEVICE_CPU) {
+        *backend = &gmm_backend_cpu;
+        return GMM_OK;
+    }
+    int have_gpu = gpu_backend && gpu_backend->available();
+    if (have_gpu) {
+        *backend = gpu_backend;
+        if (notice && device == GMM_DEVICE_AUTO) *notice = "using the GPU (CUDA backend)";
+        return GMM_OK;
+    }
+    if (device == GMM_DEVICE_GPU)
+        return gmm_error(GMM_ERR_NO_DEVICE, gpu_backend
+                                                ? "--device gpu: no CUDA GPU is available"
+                                                : "--device gpu: this build has no CUDA support "
+                                                  "(rebuild with nvcc installed, or CUDA=1)");
+    *backend = &gmm_backend_cpu;
+    if (notice)
+        *notice = gpu_backend ? "no GPU found: using the CPU backend"
+                              : "built without CUDA: using the CPU backend";
+    return GMM_OK;
+}

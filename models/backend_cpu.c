@@ -1,0 +1,423 @@
+/* The CPU backend: the EM operations in float64 through OpenBLAS (GEMM, SYRK), LAPACKE
+ * (Cholesky) and OpenMP loops for the row reductions. The data is not copied: the caller keeps
+ * X alive for the life of the context. Work is done in row chunks so that the temporaries stay
+ * near CHUNK_BYTES whatever N and K are. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg/blas_cpu.h"
+#include "models/backend.h"
+#include "models/precisions.h"
+
+#define CHUNK_BYTES (64u << 20)
+
+struct gmm_backend_ctx {
+    const double *X;
+    int64_t n_samples;
+    int dim, n_components;
+    gmm_cov_type type;
+
+    double *weights, *means, *covariances, *prec_chol; /* current parameters */
+    double *log_det;       /* K */
+    double *prec_concat;   /* full/tied: d x (K d) = [U_1 .. U_K]; diag: K x d of prec^2 */
+    double *mean_prec;     /* K x d: mu_k U_k (full/tied), mu_k prec_k^2 (diag) */
+    double *mean_term;     /* K: diag/spherical constant term sum mu^2 prec^2 */
+    double *x_sq_norm;     /* N: ||x_i||^2 (spherical) */
+    double *x_squared;     /* N x d: X * X (diag), NULL otherwise */
+    double *xtx;           /* d x d: X^T X (tied) */
+
+    double *log_resp;      /* N x K */
+    double *log_prob_norm; /* N */
+    double *work;          /* chunk buffer */
+    int64_t chunk_rows;
+    int have_params, have_resp;
+};
+
+static bool cpu_available(void) { return true; }
+
+static bool cpu_supports(gmm_cov_type type, gmm_precision precision)
+{
+    (void)type;
+    return precision == GMM_PRECISION_FP64;
+}
+
+static void cpu_destroy(gmm_backend_ctx *c)
+{
+    if (!c) return;
+    free(c->weights);
+    free(c->means);
+    free(c->covariances);
+    free(c->prec_chol);
+    free(c->log_det);
+    free(c->prec_concat);
+    free(c->mean_prec);
+    free(c->mean_term);
+    free(c->x_sq_norm);
+    free(c->x_squared);
+    free(c->xtx);
+    free(c->log_resp);
+    free(c->log_prob_norm);
+    free(c->work);
+    free(c);
+}
+
+static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
+                             int n_components, gmm_cov_type type, gmm_precision precision)
+{
+    gmm_status status = GMM_OK;
+    *out = NULL;
+    if (precision != GMM_PRECISION_FP64)
+        return gmm_error(GMM_ERR_UNSUPPORTED, "the CPU backend computes in fp64 only");
+    gmm_backend_ctx *c = calloc(1, sizeof *c);
+    if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    c->X = X;
+    c->n_samples = n_samples;
+    c->dim = dim;
+    c->n_components = n_components;
+    c->type = type;
+    size_t K = n_components, d = dim, N = n_samples;
+    size_t cov_n = gmm_cov_size(type, n_components, dim);
+    size_t mats = type == GMM_COV_FULL ? K : 1;
+
+    /* The widest per-row temporary: full/tied GEMM output K*d (tied: d), or d for the M-step. */
+    size_t row_width = type == GMM_COV_FULL ? K * d : d;
+    if (row_width < d) row_width = d;
+    int64_t rows = CHUNK_BYTES / (sizeof(double) * row_width);
+    if (rows < 64) rows = 64;
+    if (rows > n_samples) rows = n_samples;
+    const char *env = getenv("GMM_CPU_CHUNK_ROWS"); /* tests force small chunks */
+    if (env && atoll(env) > 0 && atoll(env) < rows) rows = atoll(env);
+    c->chunk_rows = rows;
+
+    c->weights = calloc(K, sizeof(double));
+    c->means = calloc(K * d, sizeof(double));
+    c->covariances = calloc(cov_n, sizeof(double));
+    c->prec_chol = calloc(cov_n, sizeof(double));
+    c->log_det = calloc(K, sizeof(double));
+    c->mean_prec = calloc(K * d, sizeof(double));
+    c->mean_term = calloc(K, sizeof(double));
+    c->log_resp = malloc(sizeof(double) * N * K);
+    c->log_prob_norm = malloc(sizeof(double) * N);
+    c->work = malloc(sizeof(double) * (size_t)rows * row_width);
+    if (!c->weights || !c->means || !c->covariances || !c->prec_chol || !c->log_det ||
+        !c->mean_prec || !c->mean_term || !c->log_resp || !c->log_prob_norm || !c->work)
+        goto nomem;
+    if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
+        c->prec_concat = malloc(sizeof(double) * d * d * mats);
+        if (!c->prec_concat) goto nomem;
+    } else if (type == GMM_COV_DIAG) {
+        c->prec_concat = malloc(sizeof(double) * K * d);
+        c->x_squared = malloc(sizeof(double) * N * d);
+        if (!c->prec_concat || !c->x_squared) goto nomem;
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < (int64_t)(N * d); i++) c->x_squared[i] = X[i] * X[i];
+    } else {
+        c->x_sq_norm = malloc(sizeof(double) * N);
+        if (!c->x_sq_norm) goto nomem;
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < (int64_t)N; i++) {
+            double s = 0;
+            for (size_t j = 0; j < d; j++) s += X[i * d + j] * X[i * d + j];
+            c->x_sq_norm[i] = s;
+        }
+    }
+    if (type == GMM_COV_TIED) {
+        c->xtx = malloc(sizeof(double) * d * d);
+        if (!c->xtx) goto nomem;
+        la_dsyrk_at_a(dim, (int)N, 1.0, X, dim, 0.0, c->xtx, dim);
+        la_symmetrize_from_lower(dim, c->xtx, dim);
+    }
+    *out = c;
+    return GMM_OK;
+nomem:
+    status = gmm_error(GMM_ERR_NOMEM, "out of memory for the CPU backend (N=%lld, d=%d, K=%d)",
+                       (long long)n_samples, dim, n_components);
+    cpu_destroy(c);
+    return status;
+}
+
+/* Derived E-step quantities from the current precision factors and means. */
+static void prepare_estep(gmm_backend_ctx *c)
+{
+    int K = c->n_components, d = c->dim;
+    size_t dd = (size_t)d * d;
+    gmm_log_det_cholesky(c->type, K, d, c->prec_chol, c->log_det);
+    switch (c->type) {
+    case GMM_COV_FULL:
+        /* prec_concat[j, k*d + l] = U_k[j, l], so X * prec_concat is [X U_1 .. X U_K]. */
+        for (int k = 0; k < K; k++)
+            for (int j = 0; j < d; j++)
+                memcpy(c->prec_concat + (size_t)j * K * d + (size_t)k * d,
+                       c->prec_chol + k * dd + (size_t)j * d, sizeof(double) * d);
+        for (int k = 0; k < K; k++)
+            la_dgemm(false, false, 1, d, d, 1.0, c->means + (size_t)k * d, d,
+                     c->prec_chol + k * dd, d, 0.0, c->mean_prec + (size_t)k * d, d);
+        break;
+    case GMM_COV_TIED:
+        memcpy(c->prec_concat, c->prec_chol, sizeof(double) * dd);
+        la_dgemm(false, false, K, d, d, 1.0, c->means, d, c->prec_chol, d, 0.0, c->mean_prec, d);
+        break;
+    case GMM_COV_DIAG:
+        for (int k = 0; k < K; k++) {
+            double t = 0;
+            for (int j = 0; j < d; j++) {
+                double p2 = c->prec_chol[(size_t)k * d + j] * c->prec_chol[(size_t)k * d + j];
+                double m = c->means[(size_t)k * d + j];
+                c->prec_concat[(size_t)k * d + j] = p2;
+                c->mean_prec[(size_t)k * d + j] = m * p2;
+                t += m * m * p2;
+            }
+            c->mean_term[k] = t;
+        }
+        break;
+    case GMM_COV_SPHERICAL:
+        for (int k = 0; k < K; k++) {
+            double t = 0;
+            for (int j = 0; j < d; j++) t += c->means[(size_t)k * d + j] * c->means[(size_t)k * d + j];
+            c->mean_term[k] = t;
+        }
+        break;
+    }
+    c->have_params = 1;
+}
+
+static gmm_status cpu_set_params(gmm_backend_ctx *c, const gmm_model *m)
+{
+    size_t cov_n = gmm_cov_size(c->type, c->n_components, c->dim);
+    memcpy(c->weights, m->weights, sizeof(double) * c->n_components);
+    memcpy(c->means, m->means, sizeof(double) * c->n_components * c->dim);
+    memcpy(c->covariances, m->covariances, sizeof(double) * cov_n);
+    memcpy(c->prec_chol, m->precisions_cholesky, sizeof(double) * cov_n);
+    prepare_estep(c);
+    return GMM_OK;
+}
+
+static gmm_status cpu_get_params(gmm_backend_ctx *c, gmm_model *m)
+{
+    size_t cov_n = gmm_cov_size(c->type, c->n_components, c->dim);
+    memcpy(m->weights, c->weights, sizeof(double) * c->n_components);
+    memcpy(m->means, c->means, sizeof(double) * c->n_components * c->dim);
+    memcpy(m->covariances, c->covariances, sizeof(double) * cov_n);
+    memcpy(m->precisions_cholesky, c->prec_chol, sizeof(double) * cov_n);
+    return GMM_OK;
+}
+
+static gmm_status cpu_set_resp(gmm_backend_ctx *c, const double *resp)
+{
+    size_t n = (size_t)c->n_samples * c->n_components;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) c->log_resp[i] = log(resp[i]);
+    c->have_resp = 1;
+    return GMM_OK;
+}
+
+/* Squared Mahalanobis distances of rows [r0, r0 + rows) to every component, into
+ * out (rows x K). */
+static void mahalanobis_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows, double *out)
+{
+    int K = c->n_components, d = c->dim;
+    const double *Xc = c->X + (size_t)r0 * d;
+    switch (c->type) {
+    case GMM_COV_FULL:
+    case GMM_COV_TIED: {
+        int width = c->type == GMM_COV_FULL ? K * d : d;
+        la_dgemm(false, false, (int)rows, width, d, 1.0, Xc, d, c->prec_concat, width, 0.0,
+                 c->work, width);
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < rows; i++)
+            for (int k = 0; k < K; k++) {
+                const double *y = c->work + (size_t)i * width + (c->type == GMM_COV_FULL ? (size_t)k * d : 0);
+                const double *b = c->mean_prec + (size_t)k * d;
+                double s = 0;
+                for (int j = 0; j < d; j++) s += (y[j] - b[j]) * (y[j] - b[j]);
+                out[i * K + k] = s;
+            }
+        break;
+    }
+    case GMM_COV_DIAG:
+        /* sum_j (x - mu)^2 p^2 = x^2 . p^2 - 2 x . (mu p^2) + mu^2 . p^2 */
+        la_dgemm(false, true, (int)rows, K, d, 1.0, c->x_squared + (size_t)r0 * d, d,
+                 c->prec_concat, d, 0.0, out, K);
+        la_dgemm(false, true, (int)rows, K, d, -2.0, Xc, d, c->mean_prec, d, 1.0, out, K);
+        for (int64_t i = 0; i < rows; i++)
+            for (int k = 0; k < K; k++) out[i * K + k] += c->mean_term[k];
+        break;
+    case GMM_COV_SPHERICAL:
+        la_dgemm(false, true, (int)rows, K, d, -2.0, Xc, d, c->means, d, 0.0, out, K);
+        for (int64_t i = 0; i < rows; i++)
+            for (int k = 0; k < K; k++) {
+                double p2 = c->prec_chol[k] * c->prec_chol[k];
+                out[i * K + k] = p2 * (out[i * K + k] + c->x_sq_norm[r0 + i] + c->mean_term[k]);
+            }
+        break;
+    }
+}
+
+static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
+    int K = c->n_components, d = c->dim;
+    double log_2pi_term = d * log(2.0 * M_PI);
+    double *log_weights = malloc(sizeof(double) * K);
+    if (!log_weights) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < K; k++) log_weights[k] = log(c->weights[k]);
+    double total = 0;
+    for (int64_t r0 = 0; r0 < c->n_samples; r0 += c->chunk_rows) {
+        int64_t rows = c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
+        double *lr = c->log_resp + (size_t)r0 * K;
+        mahalanobis_chunk(c, r0, rows, lr);
+#pragma omp parallel for schedule(static) reduction(+ : total)
+        for (int64_t i = 0; i < rows; i++) {
+            double *row = lr + (size_t)i * K;
+            double mx = -INFINITY;
+            for (int k = 0; k < K; k++) {
+                row[k] = -0.5 * (log_2pi_term + row[k]) + c->log_det[k] + log_weights[k];
+                if (row[k] > mx) mx = row[k];
+            }
+            double s = 0;
+            for (int k = 0; k < K; k++) s += exp(row[k] - mx);
+            double norm = mx + log(s);
+            for (int k = 0; k < K; k++) row[k] -= norm;
+            c->log_prob_norm[r0 + i] = norm;
+            total += norm;
+        }
+    }
+    free(log_weights);
+    c->have_resp = 1;
+    *mean_log_likelihood = total / (double)c->n_samples;
+    if (!isfinite(*mean_log_likelihood))
+        return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
+                         *mean_log_likelihood);
+    return GMM_OK;
+}
+
+static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report)
+{
+    if (!c->have_resp) return gmm_error(GMM_ERR_ARG, "M-step before responsibilities were set");
+    gmm_status status = GMM_OK;
+    int K = c->n_components, d = c->dim;
+    int64_t N = c->n_samples;
+    size_t dd = (size_t)d * d;
+    double *resp = malloc(sizeof(double) * (size_t)N * K);
+    double *nk = calloc(K, sizeof(double));
+    if (!resp || !nk) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory in the M-step");
+        goto fail;
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < N * K; i++) resp[i] = exp(c->log_resp[i]);
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < K; k++) nk[k] += resp[i * K + k];
+    double nk_total = 0;
+    for (int k = 0; k < K; k++) {
+        nk[k] += 10 * DBL_EPSILON;
+        nk_total += nk[k];
+    }
+    /* means = resp^T X / nk */
+    la_dgemm(true, false, K, d, (int)N, 1.0, resp, K, c->X, d, 0.0, c->means, d);
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < d; j++) c->means[(size_t)k * d + j] /= nk[k];
+
+    switch (c->type) {
+    case GMM_COV_FULL:
+        for (int k = 0; k < K; k++) {
+            double *cov = c->covariances + k * dd;
+            const double *mu = c->means + (size_t)k * d;
+            for (int64_t r0 = 0; r0 < N; r0 += c->chunk_rows) {
+                int64_t rows = N - r0 < c->chunk_rows ? N - r0 : c->chunk_rows;
+#pragma omp parallel for schedule(static)
+                for (int64_t i = 0; i < rows; i++) {
+                    double s = sqrt(resp[(r0 + i) * K + k]);
+                    const double *x = c->X + (size_t)(r0 + i) * d;
+                    double *z = c->work + (size_t)i * d;
+                    for (int j = 0; j < d; j++) z[j] = s * (x[j] - mu[j]);
+                }
+                la_dsyrk_at_a(d, (int)rows, 1.0 / nk[k], c->work, d, r0 == 0 ? 0.0 : 1.0, cov, d);
+            }
+            la_symmetrize_from_lower(d, cov, d);
+            for (int j = 0; j < d; j++) cov[(size_t)j * d + j] += reg_covar;
+        }
+        break;
+    case GMM_COV_TIED: {
+        /* (X^T X - sum_k nk mu_k mu_k^T) / sum nk + reg, as scikit-learn */
+        double *cov = c->covariances;
+        memcpy(cov, c->xtx, sizeof(double) * dd);
+        for (int k = 0; k < K; k++) {
+            const double *mu = c->means + (size_t)k * d;
+            for (int a = 0; a < d; a++)
+                for (int b = 0; b < d; b++) cov[(size_t)a * d + b] -= nk[k] * mu[a] * mu[b];
+        }
+        for (size_t i = 0; i < dd; i++) cov[i] /= nk_total;
+        for (int j = 0; j < d; j++) cov[(size_t)j * d + j] += reg_covar;
+        break;
+    }
+    case GMM_COV_DIAG:
+    case GMM_COV_SPHERICAL: {
+        /* avg_X2 - mu^2 + reg, as scikit-learn's _estimate_gaussian_covariances_diag */
+        double *avg_x2 = malloc(sizeof(double) * K * d);
+        if (!avg_x2) {
+            status = gmm_error(GMM_ERR_NOMEM, "out of memory in the M-step");
+            goto fail;
+        }
+        if (c->x_squared) {
+            la_dgemm(true, false, K, d, (int)N, 1.0, resp, K, c->x_squared, d, 0.0, avg_x2, d);
+        } else {
+            memset(avg_x2, 0, sizeof(double) * K * d);
+            for (int64_t r0 = 0; r0 < N; r0 += c->chunk_rows) {
+                int64_t rows = N - r0 < c->chunk_rows ? N - r0 : c->chunk_rows;
+#pragma omp parallel for schedule(static)
+                for (int64_t i = 0; i < rows * d; i++)
+                    c->work[i] = c->X[(size_t)r0 * d + i] * c->X[(size_t)r0 * d + i];
+                la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K, c->work, d,
+                         1.0, avg_x2, d);
+            }
+        }
+        for (int k = 0; k < K; k++) {
+            double mean_var = 0;
+            for (int j = 0; j < d; j++) {
+                double mu = c->means[(size_t)k * d + j];
+                double v = avg_x2[(size_t)k * d + j] / nk[k] - mu * mu + reg_covar;
+                if (c->type == GMM_COV_DIAG) c->covariances[(size_t)k * d + j] = v;
+                mean_var += v;
+            }
+            if (c->type == GMM_COV_SPHERICAL) c->covariances[k] = mean_var / d;
+        }
+        free(avg_x2);
+        break;
+    }
+    }
+    for (int k = 0; k < K; k++) c->weights[k] = nk[k] / nk_total;
+    if (report && report->nk) memcpy(report->nk, nk, sizeof(double) * K);
+
+    status = gmm_precisions_from_covariances(c->type, K, d, c->covariances, c->prec_chol, reg_covar);
+    if (status == GMM_OK) prepare_estep(c);
+fail:
+    free(resp);
+    free(nk);
+    return status;
+}
+
+static gmm_status cpu_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp)
+{
+    if (log_likelihood)
+        memcpy(log_likelihood, c->log_prob_norm, sizeof(double) * c->n_samples);
+    if (log_resp)
+        memcpy(log_resp, c->log_resp, sizeof(double) * c->n_samples * c->n_components);
+    return GMM_OK;
+}
+
+const gmm_backend gmm_backend_cpu = {
+    .name = "cpu",
+    .available = cpu_available,
+    .supports = cpu_supports,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .set_params = cpu_set_params,
+    .get_params = cpu_get_params,
+    .set_resp = cpu_set_resp,
+    .e_step = cpu_e_step,
+    .m_step = cpu_m_step,
+    .get_estep = cpu_get_estep,
+};

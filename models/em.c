@@ -1,0 +1,182 @@
+/* The EM loop, written once over the backend table: n_init runs from the chosen
+ * initialisation, E-step and M-step until the mean log-likelihood changes by less than tol,
+ * keeping the best run (scikit-learn's BaseMixture.fit semantics). Empty components are
+ * re-seeded at the worst-explained samples instead of being left to degenerate. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "models/backend.h"
+#include "models/init.h"
+#include "models/precisions.h"
+
+/* A component holding less than this many samples' worth of responsibility is empty. */
+#define EMPTY_COMPONENT_NK 1e-3
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void notice(const gmm_options *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void notice(const gmm_options *o, const char *fmt, ...)
+{
+    if (!o->on_notice) return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    o->on_notice(o->user, msg);
+}
+
+/* Moves each empty component to a poorly explained sample, with the weight-averaged covariance
+ * of the others, then reloads the parameters into the backend. */
+static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
+                               int64_t n_samples, const gmm_options *o, const double *nk,
+                               gmm_model *scratch, int iteration)
+{
+    gmm_status status = GMM_OK;
+    int K = scratch->n_components, d = scratch->dim;
+    double *loglik = NULL;
+    int n_empty = 0;
+    for (int k = 0; k < K; k++) n_empty += nk[k] < EMPTY_COMPONENT_NK;
+    if (n_empty == 0) return GMM_OK;
+    if (n_empty == K)
+        return gmm_error(GMM_ERR_NUMERIC, "every component is empty at iteration %d", iteration);
+    loglik = malloc(sizeof(double) * n_samples);
+    if (!loglik) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    if ((status = be->get_params(ctx, scratch)) != GMM_OK) goto fail;
+    if ((status = be->get_estep(ctx, loglik, NULL)) != GMM_OK) goto fail;
+
+    size_t cs = gmm_cov_size(scratch->covariance_type, 1, d); /* per component */
+    for (int k = 0; k < K; k++) {
+        if (nk[k] >= EMPTY_COMPONENT_NK) continue;
+        int64_t worst = 0;
+        for (int64_t i = 1; i < n_samples; i++)
+            if (loglik[i] < loglik[worst]) worst = i;
+        loglik[worst] = INFINITY; /* the next empty component takes another sample */
+        memcpy(scratch->means + (size_t)k * d, X + worst * d, sizeof(double) * d);
+        if (scratch->covariance_type != GMM_COV_TIED) {
+            double *cov = scratch->covariances + k * cs;
+            double wsum = 0;
+            memset(cov, 0, sizeof(double) * cs);
+            for (int j = 0; j < K; j++) {
+                if (nk[j] < EMPTY_COMPONENT_NK) continue;
+                const double *cj = scratch->covariances + j * cs;
+                for (size_t t = 0; t < cs; t++) cov[t] += scratch->weights[j] * cj[t];
+                wsum += scratch->weights[j];
+            }
+            for (size_t t = 0; t < cs; t++) cov[t] /= wsum;
+        }
+        scratch->weights[k] = 1.0 / (double)n_samples;
+        notice(o, "component %d was empty at iteration %d (N_k = %.3g): re-seeded at sample %lld",
+               k, iteration, nk[k], (long long)worst);
+    }
+    double wt = 0;
+    for (int k = 0; k < K; k++) wt += scratch->weights[k];
+    for (int k = 0; k < K; k++) scratch->weights[k] /= wt;
+    if ((status = gmm_model_compute_precisions(scratch)) != GMM_OK) goto fail;
+    status = be->set_params(ctx, scratch);
+fail:
+    free(loglik);
+    return status;
+}
+
+gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
+                   gmm_model *model)
+{
+    gmm_status status = gmm_options_validate(o, n_samples, dim);
+    if (status != GMM_OK) return status;
+    const gmm_backend *be = NULL;
+    const char *why = NULL;
+    gmm_backend_ctx *ctx = NULL;
+    double *resp = NULL, *nk = NULL;
+    gmm_model scratch = {0};
+    int K = o->n_components;
+
+    if ((status = gmm_backend_select(o->device, &be, &why)) != GMM_OK) return status;
+    if (why) notice(o, "%s", why);
+    if (!be->supports(o->covariance_type, o->precision))
+        return gmm_error(GMM_ERR_UNSUPPORTED, "the %s backend does not support %s covariance in %s",
+                         be->name, gmm_cov_type_name(o->covariance_type),
+                         gmm_precision_name(o->precision));
+    memset(model, 0, sizeof *model);
+    if ((status = gmm_model_alloc(model, K, dim, o->covariance_type)) != GMM_OK) goto fail;
+    if ((status = gmm_model_alloc(&scratch, K, dim, o->covariance_type)) != GMM_OK) goto fail;
+    scratch.reg_covar = o->reg_covar;
+    resp = malloc(sizeof(double) * (size_t)n_samples * K);
+    nk = malloc(sizeof(double) * K);
+    if (!resp || !nk) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld x %d responsibilities",
+                           (long long)n_samples, K);
+        goto fail;
+    }
+    if ((status = be->create(&ctx, X, n_samples, dim, K, o->covariance_type, o->precision)) != GMM_OK)
+        goto fail;
+
+    gmm_rng rng;
+    gmm_rng_seed(&rng, o->seed);
+    double best_lb = -INFINITY;
+    int have_best = 0;
+    gmm_mstep_report report = {.nk = nk};
+    for (int init = 0; init < o->n_init; init++) {
+        status = gmm_init_resp(X, n_samples, dim, K, o->init, o->kmeans_max_iter, &rng, resp);
+        if (status != GMM_OK) goto fail;
+        if ((status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
+        if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
+        if ((status = reseed_empty(be, ctx, X, n_samples, o, nk, &scratch, 0)) != GMM_OK) goto fail;
+
+        double lb = -INFINITY, change = INFINITY;
+        int converged = 0, iter = 0;
+        double t0 = now_seconds();
+        for (iter = 1; iter <= o->max_iter; iter++) {
+            double prev = lb;
+            if ((status = be->e_step(ctx, &lb)) != GMM_OK) goto fail;
+            if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
+            status = reseed_empty(be, ctx, X, n_samples, o, nk, &scratch, iter);
+            if (status != GMM_OK) goto fail;
+            change = lb - prev;
+            double t1 = now_seconds();
+            if (o->on_progress) o->on_progress(o->user, init, iter, lb, change, t1 - t0);
+            t0 = t1;
+            if (fabs(change) < o->tol) {
+                converged = 1;
+                break;
+            }
+        }
+        if (iter > o->max_iter) iter = o->max_iter;
+        if (lb > best_lb || !have_best) {
+            if ((status = be->get_params(ctx, model)) != GMM_OK) goto fail;
+            best_lb = lb;
+            have_best = 1;
+            model->converged = converged;
+            model->n_iter = iter;
+            model->lower_bound = lb;
+        }
+        if (!converged)
+            notice(o, "initialisation %d did not converge in %d iterations (last change %.3g > tol %g); "
+                   "try a larger --max-iter or --tol",
+                   init + 1, o->max_iter, fabs(change), o->tol);
+    }
+    model->n_train_samples = n_samples;
+    model->reg_covar = o->reg_covar;
+    model->tol = o->tol;
+    model->max_iter = o->max_iter;
+    model->n_init = o->n_init;
+    model->init = o->init;
+    model->seed = o->seed;
+fail:
+    if (status != GMM_OK) gmm_model_free(model);
+    gmm_model_free(&scratch);
+    if (be && ctx) be->destroy(ctx);
+    free(resp);
+    free(nk);
+    return status;
+}

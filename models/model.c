@@ -1,0 +1,249 @@
+/* The model's bookkeeping: enum names, allocation and copying of gmm_model, the fit options with
+ * scikit-learn's defaults and their validation, and the parameter count behind BIC and AIC. */
+#include "models/gmm.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ------------------------------------------------------------------------------ */
+
+static const char *const cov_type_names[] = {"full", "tied", "diag", "spherical"};
+static const char *const init_names[] = {"kmeans", "k-means++", "random", "random_from_data"};
+static const char *const precision_names[] = {"fp64", "fp32", "tf32"};
+
+#define N_NAMES(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int parse_name(const char *name, const char *const *names, int n_names)
+{
+    if (!name) return -1;
+    for (int i = 0; i < n_names; i++)
+        if (strcmp(name, names[i]) == 0) return i;
+    return -1;
+}
+
+int gmm_cov_type_parse(const char *name, gmm_cov_type *out)
+{
+    int i = parse_name(name, cov_type_names, N_NAMES(cov_type_names));
+    if (i < 0) return -1;
+    if (out) *out = (gmm_cov_type)i;
+    return 0;
+}
+
+const char *gmm_cov_type_name(gmm_cov_type type)
+{
+    if ((int)type < 0 || (int)type >= N_NAMES(cov_type_names)) return "unknown";
+    return cov_type_names[type];
+}
+
+int gmm_init_parse(const char *name, gmm_init_method *out)
+{
+    int i = parse_name(name, init_names, N_NAMES(init_names));
+    /* Spellings people type on a command line, where '-' comes more naturally than '_'. */
+    if (i < 0 && name) {
+        if (strcmp(name, "random-from-data") == 0) i = GMM_INIT_RANDOM_FROM_DATA;
+        else if (strcmp(name, "kmeans++") == 0) i = GMM_INIT_KMEANS_PP;
+    }
+    if (i < 0) return -1;
+    if (out) *out = (gmm_init_method)i;
+    return 0;
+}
+
+const char *gmm_init_name(gmm_init_method method)
+{
+    if ((int)method < 0 || (int)method >= N_NAMES(init_names)) return "unknown";
+    return init_names[method];
+}
+
+int gmm_precision_parse(const char *name, gmm_precision *out)
+{
+    int i = parse_name(name, precision_names, N_NAMES(precision_names));
+    if (i < 0) return -1;
+    if (out) *out = (gmm_precision)i;
+    return 0;
+}
+
+const char *gmm_precision_name(gmm_precision precision)
+{
+    if ((int)precision < 0 || (int)precision >= N_NAMES(precision_names)) return "unknown";
+    return precision_names[precision];
+}
+
+/* ---- the model -------------------------------------------------------------------------- */
+
+size_t gmm_cov_size(gmm_cov_type type, int n_components, int dim)
+{
+    if (n_components < 1 || dim < 1) return 0;
+    size_t k = (size_t)n_components, d = (size_t)dim;
+    switch (type) {
+    case GMM_COV_FULL: return k * d * d;
+    case GMM_COV_TIED: return d * d;
+    case GMM_COV_DIAG: return k * d;
+    case GMM_COV_SPHERICAL: return k;
+    }
+    return 0;
+}
+
+/* Array lengths in doubles; 0 when a product would not fit in size_t, so that a huge request
+ * fails as an allocation instead of silently wrapping around to a small one. */
+static int model_sizes(int n_components, int dim, gmm_cov_type type, size_t *n_means,
+                       size_t *n_cov)
+{
+    size_t k = (size_t)n_components, d = (size_t)dim;
+    if (d > SIZE_MAX / sizeof(double) / k) return -1;
+    if (type == GMM_COV_FULL && d > SIZE_MAX / sizeof(double) / (k * d)) return -1;
+    if (type == GMM_COV_TIED && d > SIZE_MAX / sizeof(double) / d) return -1;
+    *n_means = k * d;
+    *n_cov = gmm_cov_size(type, n_components, dim);
+    return 0;
+}
+
+gmm_status gmm_model_alloc(gmm_model *model, int n_components, int dim, gmm_cov_type type)
+{
+    if (!model) return gmm_error(GMM_ERR_ARG, "gmm_model_alloc: model is NULL");
+    memset(model, 0, sizeof *model);
+    if (n_components < 1) return gmm_error(GMM_ERR_ARG, "n_components=%d must be >= 1", n_components);
+    if (dim < 1) return gmm_error(GMM_ERR_ARG, "dim=%d must be >= 1", dim);
+    if ((int)type < 0 || (int)type > GMM_COV_SPHERICAL)
+        return gmm_error(GMM_ERR_ARG, "unknown covariance type %d", (int)type);
+
+    size_t n_means, n_cov;
+    if (model_sizes(n_components, dim, type, &n_means, &n_cov) != 0)
+        return gmm_error(GMM_ERR_NOMEM, "a model with n_components=%d, dim=%d is too large",
+                         n_components, dim);
+
+    model->n_components = n_components;
+    model->dim = dim;
+    model->covariance_type = type;
+    model->weights = calloc((size_t)n_components, sizeof(double));
+    model->means = calloc(n_means, sizeof(double));
+    model->covariances = calloc(n_cov, sizeof(double));
+    model->precisions_cholesky = calloc(n_cov, sizeof(double));
+    if (!model->weights || !model->means || !model->covariances || !model->precisions_cholesky)
+        goto fail;
+    return GMM_OK;
+
+fail:
+    gmm_model_free(model);
+    return gmm_error(GMM_ERR_NOMEM, "cannot allocate a model with n_components=%d, dim=%d (%s)",
+                     n_components, dim, gmm_cov_type_name(type));
+}
+
+void gmm_model_free(gmm_model *model)
+{
+    if (!model) return;
+    free(model->weights);
+    free(model->means);
+    free(model->covariances);
+    free(model->precisions_cholesky);
+    model->weights = model->means = model->covariances = model->precisions_cholesky = NULL;
+}
+
+gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src)
+{
+    if (!dst || !src) return gmm_error(GMM_ERR_ARG, "gmm_model_copy: NULL model");
+    if (dst == src) return GMM_OK;
+    gmm_model tmp;
+    gmm_status st = gmm_model_alloc(&tmp, src->n_components, src->dim, src->covariance_type);
+    if (st != GMM_OK) return st;
+
+    /* Take every scalar from src first, then put our own arrays back over its pointers. */
+    double *weights = tmp.weights, *means = tmp.means, *cov = tmp.covariances,
+           *prec = tmp.precisions_cholesky;
+    tmp = *src;
+    tmp.weights = weights;
+    tmp.means = means;
+    tmp.covariances = cov;
+    tmp.precisions_cholesky = prec;
+
+    size_t k = (size_t)src->n_components, d = (size_t)src->dim;
+    size_t n_cov = gmm_cov_size(src->covariance_type, src->n_components, src->dim);
+    if (src->weights) memcpy(tmp.weights, src->weights, k * sizeof(double));
+    if (src->means) memcpy(tmp.means, src->means, k * d * sizeof(double));
+    if (src->covariances) memcpy(tmp.covariances, src->covariances, n_cov * sizeof(double));
+    if (src->precisions_cholesky)
+        memcpy(tmp.precisions_cholesky, src->precisions_cholesky, n_cov * sizeof(double));
+    *dst = tmp;
+    return GMM_OK;
+}
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+void gmm_options_default(gmm_options *options)
+{
+    if (!options) return;
+    memset(options, 0, sizeof *options);
+    options->n_components = 1;
+    options->covariance_type = GMM_COV_FULL;
+    options->tol = 1e-3;
+    options->reg_covar = 1e-6;
+    options->max_iter = 100;
+    options->n_init = 1;
+    options->init = GMM_INIT_KMEANS;
+    options->seed = 0;
+    options->device = GMM_DEVICE_AUTO;
+    options->precision = GMM_PRECISION_FP64;
+    options->kmeans_max_iter = 300;
+}
+
+gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, int dim)
+{
+    if (!options) return gmm_error(GMM_ERR_ARG, "options are NULL");
+    const gmm_options *o = options;
+    if (n_samples < 1)
+        return gmm_error(GMM_ERR_ARG, "n_samples=%lld must be >= 1", (long long)n_samples);
+    if (dim < 1) return gmm_error(GMM_ERR_ARG, "dim=%d must be >= 1", dim);
+    if (o->n_components < 1)
+        return gmm_error(GMM_ERR_ARG, "n_components=%d must be >= 1", o->n_components);
+    if ((int64_t)o->n_components > n_samples)
+        return gmm_error(GMM_ERR_ARG, "n_components=%d must be <= n_samples=%lld",
+                         o->n_components, (long long)n_samples);
+    /* NaN compares false with everything, so it has to be asked for by name. */
+    if (isnan(o->tol) || o->tol < 0)
+        return gmm_error(GMM_ERR_ARG, "tol=%g must be a number >= 0", o->tol);
+    if (!isfinite(o->reg_covar) || o->reg_covar < 0)
+        return gmm_error(GMM_ERR_ARG, "reg_covar=%g must be a finite number >= 0", o->reg_covar);
+    if (o->max_iter < 1) return gmm_error(GMM_ERR_ARG, "max_iter=%d must be >= 1", o->max_iter);
+    if (o->n_init < 1) return gmm_error(GMM_ERR_ARG, "n_init=%d must be >= 1", o->n_init);
+    if (o->kmeans_max_iter < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_max_iter=%d must be >= 1", o->kmeans_max_iter);
+    if ((int)o->covariance_type < 0 || (int)o->covariance_type > GMM_COV_SPHERICAL)
+        return gmm_error(GMM_ERR_ARG, "unknown covariance_type %d", (int)o->covariance_type);
+    if ((int)o->init < 0 || (int)o->init > GMM_INIT_RANDOM_FROM_DATA)
+        return gmm_error(GMM_ERR_ARG, "unknown init method %d", (int)o->init);
+    if ((int)o->device < 0 || (int)o->device > GMM_DEVICE_GPU)
+        return gmm_error(GMM_ERR_ARG, "unknown device %d", (int)o->device);
+    if ((int)o->precision < 0 || (int)o->precision > GMM_PRECISION_TF32)
+        return gmm_error(GMM_ERR_ARG, "unknown precision %d", (int)o->precision);
+    return GMM_OK;
+}
+
+/* ---- model selection -------------------------------------------------------------------- */
+
+int64_t gmm_n_parameters(const gmm_model *model)
+{
+    if (!model) return 0;
+    int64_t k = model->n_components, d = model->dim, cov_params = 0;
+    switch (model->covariance_type) {
+    case GMM_COV_FULL: cov_params = k * d * (d + 1) / 2; break;
+    case GMM_COV_TIED: cov_params = d * (d + 1) / 2; break;
+    case GMM_COV_DIAG: cov_params = k * d; break;
+    case GMM_COV_SPHERICAL: cov_params = k; break;
+    }
+    int64_t mean_params = k * d;
+    return cov_params + mean_params + k - 1;
+}
+
+/* Both take the mean log-likelihood, as scikit-learn's score() returns, and scale it back to the
+ * total with n_samples in exactly its order of operations. */
+double gmm_bic(const gmm_model *model, double mean_log_likelihood, int64_t n_samples)
+{
+    return -2.0 * mean_log_likelihood * (double)n_samples +
+           (double)gmm_n_parameters(model) * log((double)n_samples);
+}
+
+double gmm_aic(const gmm_model *model, double mean_log_likelihood, int64_t n_samples)
+{
+    return -2.0 * mean_log_likelihood * (double)n_samples + 2.0 * (double)gmm_n_parameters(model);
+}

@@ -1,0 +1,394 @@
+/* model.bin reading and writing, field by field in little-endian order (the layout is in
+ * model_io.h), so that files move between machines and a damaged file is an error, not a crash. */
+#include "models/model_io.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static const char model_magic[8] = {'G', 'M', 'M', 'M', 'O', 'D', 'E', 'L'};
+
+enum {
+    DTYPE_FLOAT64 = 1,
+    /* magic, twelve u32 fields, seed, n_train_samples, three f64 and the path length */
+    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 3 * 8 + 4,
+    CRC_BYTES = 4,
+    MAX_DATA_PATH = (int)sizeof(((gmm_model *)0)->data_path) - 1,
+};
+
+/* zlib's crc32 takes an unsigned int length; a full-covariance model can pass 4 GiB. */
+static uint32_t crc32_of(const unsigned char *data, size_t n)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    while (n > 0) {
+        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        crc = crc32(crc, data, chunk);
+        data += chunk;
+        n -= chunk;
+    }
+    return (uint32_t)crc;
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+typedef struct {
+    unsigned char *p;
+} writer;
+
+static void put_u32(writer *w, uint32_t x)
+{
+    for (int i = 0; i < 4; i++) *w->p++ = (unsigned char)(x >> (8 * i));
+}
+
+static void put_u64(writer *w, uint64_t x)
+{
+    for (int i = 0; i < 8; i++) *w->p++ = (unsigned char)(x >> (8 * i));
+}
+
+static void put_f64(writer *w, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    put_u64(w, bits);
+}
+
+static void put_f64_array(writer *w, const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) put_f64(w, x[i]);
+}
+
+static int write_all(const char *path, const unsigned char *buf, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int ok = fwrite(buf, 1, n, f) == n;
+    /* Flushed to the disk before the rename, or a crash could leave a renamed empty file. */
+    ok = (fflush(f) == 0) && ok;
+    ok = (fsync(fileno(f)) == 0) && ok;
+    ok = (fclose(f) == 0) && ok;
+    return ok ? 0 : -1;
+}
+
+gmm_status gmm_model_save(const char *path, const gmm_model *model)
+{
+    if (!path || !model) return gmm_error(GMM_ERR_ARG, "gmm_model_save: NULL argument");
+    const gmm_model *m = model;
+    if (m->n_components < 1 || m->dim < 1)
+        return gmm_error(GMM_ERR_ARG, "cannot save a model with n_components=%d, dim=%d",
+                         m->n_components, m->dim);
+    if ((int)m->covariance_type < 0 || (int)m->covariance_type > GMM_COV_SPHERICAL)
+        return gmm_error(GMM_ERR_ARG, "cannot save a model of covariance type %d",
+                         (int)m->covariance_type);
+    if (!m->weights || !m->means || !m->covariances || !m->precisions_cholesky)
+        return gmm_error(GMM_ERR_ARG, "cannot save a model whose arrays are not allocated");
+    if (m->image_rows < 0 || m->image_cols < 0 ||
+        (int64_t)m->image_rows * m->image_cols != (m->image_rows || m->image_cols ? m->dim : 0))
+        return gmm_error(GMM_ERR_ARG, "image shape %d x %d does not match dim=%d", m->image_rows,
+                         m->image_cols, m->dim);
+    if (m->n_iter < 0 || m->max_iter < 0 || m->n_init < 0 || (int)m->init < 0 ||
+        m->n_train_samples < 0)
+        return gmm_error(GMM_ERR_ARG, "cannot save a model with negative training metadata");
+
+    size_t path_len = strnlen(m->data_path, MAX_DATA_PATH);
+    size_t k = (size_t)m->n_components, d = (size_t)m->dim;
+    size_t n_cov = gmm_cov_size(m->covariance_type, m->n_components, m->dim);
+    size_t n_doubles = k + k * d + 2 * n_cov;
+    size_t total = FIXED_HEADER_BYTES + path_len + 8 * n_doubles + CRC_BYTES;
+
+    gmm_status st = GMM_OK;
+    char *tmp_path = NULL;
+    unsigned char *buf = malloc(total);
+    if (!buf) {
+        st = gmm_error(GMM_ERR_NOMEM, "cannot allocate %zu bytes to serialise the model", total);
+        goto fail;
+    }
+
+    writer w = {buf};
+    memcpy(w.p, model_magic, sizeof model_magic);
+    w.p += sizeof model_magic;
+    put_u32(&w, GMM_MODEL_VERSION);
+    put_u32(&w, DTYPE_FLOAT64);
+    put_u32(&w, (uint32_t)m->n_components);
+    put_u32(&w, (uint32_t)m->dim);
+    put_u32(&w, (uint32_t)m->image_rows);
+    put_u32(&w, (uint32_t)m->image_cols);
+    put_u32(&w, (uint32_t)m->covariance_type);
+    put_u32(&w, m->converged ? 1u : 0u);
+    put_u32(&w, (uint32_t)m->n_iter);
+    put_u32(&w, (uint32_t)m->max_iter);
+    put_u32(&w, (uint32_t)m->n_init);
+    put_u32(&w, (uint32_t)m->init);
+    put_u64(&w, m->seed);
+    put_u64(&w, (uint64_t)m->n_train_samples);
+    put_f64(&w, m->lower_bound);
+    put_f64(&w, m->reg_covar);
+    put_f64(&w, m->tol);
+    put_u32(&w, (uint32_t)path_len);
+    memcpy(w.p, m->data_path, path_len);
+    w.p += path_len;
+    put_f64_array(&w, m->weights, k);
+    put_f64_array(&w, m->means, k * d);
+    put_f64_array(&w, m->covariances, n_cov);
+    put_f64_array(&w, m->precisions_cholesky, n_cov);
+    put_u32(&w, crc32_of(buf, total - CRC_BYTES));
+
+    /* Write beside the target and rename over it, so a reader never sees half a model and a
+     * failed save leaves any previous file intact. */
+    tmp_path = malloc(strlen(path) + 5);
+    if (!tmp_path) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    sprintf(tmp_path, "%s.tmp", path);
+    if (write_all(tmp_path, buf, total) != 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: cannot write: %s", tmp_path, strerror(errno));
+        remove(tmp_path);
+        goto fail;
+    }
+    if (rename(tmp_path, path) != 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: cannot rename to %s: %s", tmp_path, path, strerror(errno));
+        remove(tmp_path);
+        goto fail;
+    }
+
+fail:
+    free(tmp_path);
+    free(buf);
+    return st;
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+/* A bounds-checked cursor: every get_* fails (returns -1) rather than read past the end. */
+typedef struct {
+    const unsigned char *p, *end;
+} reader;
+
+static size_t remaining(const reader *r) { return (size_t)(r->end - r->p); }
+
+static int get_u32(reader *r, uint32_t *x)
+{
+    if (remaining(r) < 4) return -1;
+    *x = 0;
+    for (int i = 0; i < 4; i++) *x |= (uint32_t)r->p[i] << (8 * i);
+    r->p += 4;
+    return 0;
+}
+
+static int get_u64(reader *r, uint64_t *x)
+{
+    if (remaining(r) < 8) return -1;
+    *x = 0;
+    for (int i = 0; i < 8; i++) *x |= (uint64_t)r->p[i] << (8 * i);
+    r->p += 8;
+    return 0;
+}
+
+static int get_f64(reader *r, double *x)
+{
+    uint64_t bits;
+    if (get_u64(r, &bits) != 0) return -1;
+    memcpy(x, &bits, sizeof bits);
+    return 0;
+}
+
+static void get_f64_array(reader *r, double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) get_f64(r, &x[i]);
+}
+
+static gmm_status read_whole_file(const char *path, unsigned char **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    gmm_status st = GMM_OK;
+    unsigned char *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gmm_error(GMM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = gmm_error(GMM_ERR_IO, "%s: not a regular file", path);
+        goto fail;
+    }
+    if ((uint64_t)sb.st_size > SIZE_MAX - 1) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: too large to read", path);
+        goto fail;
+    }
+    size_t n = (size_t)sb.st_size;
+    buf = malloc(n + 1); /* +1 so that an empty file still gets a real pointer */
+    if (!buf) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate %zu bytes to read it", path, n);
+        goto fail;
+    }
+    if (fread(buf, 1, n, f) != n) {
+        st = gmm_error(GMM_ERR_IO, "%s: read failed", path);
+        goto fail;
+    }
+    *data = buf;
+    *size = n;
+    buf = NULL;
+
+fail:
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+gmm_status gmm_model_load(const char *path, gmm_model *model)
+{
+    if (!path || !model) return gmm_error(GMM_ERR_ARG, "gmm_model_load: NULL argument");
+    memset(model, 0, sizeof *model);
+
+    unsigned char *data = NULL;
+    size_t size = 0;
+    gmm_model m;
+    memset(&m, 0, sizeof m);
+    gmm_status st = read_whole_file(path, &data, &size);
+    if (st != GMM_OK) return st;
+
+    reader r = {data, data + size};
+    size_t magic_bytes = size < sizeof model_magic ? size : sizeof model_magic;
+    if (memcmp(data, model_magic, magic_bytes) != 0) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: not a gmm model file (wrong magic)", path);
+        goto fail;
+    }
+    r.p += magic_bytes;
+
+    /* The version decides the rest of the layout, the CRC's position included, so it is checked
+     * before anything else is believed. */
+    uint32_t version = 0, dtype = 0, n_components = 0, dim = 0, rows = 0, cols = 0, cov_type = 0,
+             converged = 0, n_iter = 0, max_iter = 0, n_init = 0, init = 0, path_len = 0;
+    uint64_t seed = 0, n_train = 0;
+    double lower_bound = 0, reg_covar = 0, tol = 0;
+    if (get_u32(&r, &version) != 0) goto truncated;
+    if (version != GMM_MODEL_VERSION) {
+        st = gmm_error(GMM_ERR_VERSION, "%s: model file format version %u, this program supports "
+                       "version %u", path, version, GMM_MODEL_VERSION);
+        goto fail;
+    }
+    int short_read = 0;
+    short_read |= get_u32(&r, &dtype);
+    short_read |= get_u32(&r, &n_components);
+    short_read |= get_u32(&r, &dim);
+    short_read |= get_u32(&r, &rows);
+    short_read |= get_u32(&r, &cols);
+    short_read |= get_u32(&r, &cov_type);
+    short_read |= get_u32(&r, &converged);
+    short_read |= get_u32(&r, &n_iter);
+    short_read |= get_u32(&r, &max_iter);
+    short_read |= get_u32(&r, &n_init);
+    short_read |= get_u32(&r, &init);
+    short_read |= get_u64(&r, &seed);
+    short_read |= get_u64(&r, &n_train);
+    short_read |= get_f64(&r, &lower_bound);
+    short_read |= get_f64(&r, &reg_covar);
+    short_read |= get_f64(&r, &tol);
+    short_read |= get_u32(&r, &path_len);
+    if (short_read) goto truncated;
+
+    if (dtype != DTYPE_FLOAT64) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: unknown dtype %u (only 1 = float64 is known)", path,
+                       dtype);
+        goto fail;
+    }
+    if (cov_type > GMM_COV_SPHERICAL) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: unknown covariance type %u", path, cov_type);
+        goto fail;
+    }
+    if (n_components < 1 || n_components > INT_MAX || dim < 1 || dim > INT_MAX) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: invalid sizes n_components=%u, dim=%u", path,
+                       n_components, dim);
+        goto fail;
+    }
+    if (path_len > MAX_DATA_PATH) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: invalid data path length %u (at most %d)", path,
+                       path_len, MAX_DATA_PATH);
+        goto fail;
+    }
+    if (remaining(&r) < path_len + CRC_BYTES) goto truncated;
+
+    /* Everything left between the path and the CRC must hold exactly the four arrays. Each
+     * count is checked against what the file can hold before it is multiplied further, so a
+     * forged K or d can neither overflow the arithmetic nor make us allocate anything. */
+    uint64_t budget = remaining(&r) - path_len - CRC_BYTES, avail = budget / 8;
+    uint64_t k = n_components, d = dim, n_means = k * d, n_cov = 0;
+    int fits = k <= avail && n_means <= avail;
+    switch ((gmm_cov_type)cov_type) {
+    case GMM_COV_FULL: fits = fits && d <= avail / n_means; n_cov = fits ? n_means * d : 0; break;
+    case GMM_COV_TIED: n_cov = d * d; break;
+    case GMM_COV_DIAG: n_cov = n_means; break;
+    case GMM_COV_SPHERICAL: n_cov = k; break;
+    }
+    fits = fits && n_cov <= avail && k + n_means + 2 * n_cov <= avail;
+    if (!fits) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: truncated: %zu bytes cannot hold a model with "
+                       "n_components=%u, dim=%u (%s)", path, size, n_components, dim,
+                       gmm_cov_type_name((gmm_cov_type)cov_type));
+        goto fail;
+    }
+    uint64_t expected = 8 * (k + n_means + 2 * n_cov);
+    if (budget != expected) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: %llu trailing bytes after the checksum", path,
+                       (unsigned long long)(budget - expected));
+        goto fail;
+    }
+
+    uint32_t stored_crc = 0, computed_crc = crc32_of(data, size - CRC_BYTES);
+    reader crc_reader = {data + size - CRC_BYTES, data + size};
+    get_u32(&crc_reader, &stored_crc);
+    if (stored_crc != computed_crc) {
+        st = gmm_error(GMM_ERR_CHECKSUM, "%s: checksum mismatch (stored %08x, computed %08x); "
+                       "the file is corrupted", path, stored_crc, computed_crc);
+        goto fail;
+    }
+
+    if ((uint64_t)rows * cols != (rows || cols ? d : 0)) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: image shape %u x %u does not match dim=%u", path, rows,
+                       cols, dim);
+        goto fail;
+    }
+    if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
+        init > GMM_INIT_RANDOM_FROM_DATA || n_train > INT64_MAX) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: invalid training metadata", path);
+        goto fail;
+    }
+
+    st = gmm_model_alloc(&m, (int)n_components, (int)dim, (gmm_cov_type)cov_type);
+    if (st != GMM_OK) goto fail;
+    m.image_rows = (int)rows;
+    m.image_cols = (int)cols;
+    m.converged = (int)converged;
+    m.n_iter = (int)n_iter;
+    m.max_iter = (int)max_iter;
+    m.n_init = (int)n_init;
+    m.init = (gmm_init_method)init;
+    m.seed = seed;
+    m.n_train_samples = (int64_t)n_train;
+    m.lower_bound = lower_bound;
+    m.reg_covar = reg_covar;
+    m.tol = tol;
+    memcpy(m.data_path, r.p, path_len);
+    m.data_path[path_len] = '\0';
+    r.p += path_len;
+    get_f64_array(&r, m.weights, k);
+    get_f64_array(&r, m.means, k * d);
+    get_f64_array(&r, m.covariances, n_cov);
+    get_f64_array(&r, m.precisions_cholesky, n_cov);
+
+    free(data);
+    *model = m;
+    return GMM_OK;
+
+truncated:
+    st = gmm_error(GMM_ERR_FORMAT, "%s: truncated (%zu bytes)", path, size);
+fail:
+    gmm_model_free(&m);
+    free(data);
+    return st;
+}

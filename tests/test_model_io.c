@@ -1,0 +1,370 @@
+/* Check suite for models/model_io.c: bit-exact round trips for every covariance type, and a clear
+ * status and message (never a crash) for each way a model file can be missing or damaged. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "models/model_io.h"
+#include "tests/testutil.h"
+
+/* Offsets of fields in the layout documented in model_io.h. */
+enum {
+    OFF_VERSION = 8,
+    OFF_DTYPE = 12,
+    OFF_K = 16,
+    OFF_D = 20,
+    OFF_COV_TYPE = 32,
+    OFF_PATH_LEN = 96,
+    HEADER_BYTES = 100,
+};
+
+static void make_model(gmm_model *m, gmm_cov_type type, int k, int rows, int cols, uint64_t seed)
+{
+    ck_assert_int_eq(gmm_model_alloc(m, k, rows * cols, type), GMM_OK);
+    size_t n_cov = gmm_cov_size(type, k, rows * cols);
+    tu_fill_uniform(m->weights, (size_t)k, 0.1, 1.0, seed);
+    tu_fill_uniform(m->means, (size_t)k * rows * cols, -3.0, 3.0, seed + 1);
+    tu_fill_uniform(m->covariances, n_cov, 0.5, 2.0, seed + 2);
+    tu_fill_uniform(m->precisions_cholesky, n_cov, -1.0, 1.0, seed + 3);
+    m->image_rows = rows;
+    m->image_cols = cols;
+    m->converged = 1;
+    m->n_iter = 17;
+    m->lower_bound = -1234.5678901234567;
+    m->n_train_samples = 60000;
+    m->reg_covar = 1e-6;
+    m->tol = 1e-3;
+    m->max_iter = 100;
+    m->n_init = 3;
+    m->init = GMM_INIT_KMEANS_PP;
+    m->seed = 0xfedcba9876543210ull;
+    snprintf(m->data_path, sizeof m->data_path, "/data/mnist/train-images-idx3-ubyte.gz");
+}
+
+static void assert_same_model(const gmm_model *a, const gmm_model *b)
+{
+    ck_assert_int_eq(a->n_components, b->n_components);
+    ck_assert_int_eq(a->dim, b->dim);
+    ck_assert_int_eq(a->covariance_type, b->covariance_type);
+    ck_assert_int_eq(a->image_rows, b->image_rows);
+    ck_assert_int_eq(a->image_cols, b->image_cols);
+    ck_assert_int_eq(a->converged, b->converged);
+    ck_assert_int_eq(a->n_iter, b->n_iter);
+    ck_assert_int_eq(a->max_iter, b->max_iter);
+    ck_assert_int_eq(a->n_init, b->n_init);
+    ck_assert_int_eq(a->init, b->init);
+    ck_assert(a->seed == b->seed);
+    ck_assert_int_eq(a->n_train_samples, b->n_train_samples);
+    ck_assert_mem_eq(&a->lower_bound, &b->lower_bound, sizeof(double));
+    ck_assert_mem_eq(&a->reg_covar, &b->reg_covar, sizeof(double));
+    ck_assert_mem_eq(&a->tol, &b->tol, sizeof(double));
+    ck_assert_str_eq(a->data_path, b->data_path);
+    size_t k = (size_t)a->n_components, d = (size_t)a->dim;
+    size_t n_cov = gmm_cov_size(a->covariance_type, a->n_components, a->dim);
+    ck_assert_mem_eq(a->weights, b->weights, k * sizeof(double));
+    ck_assert_mem_eq(a->means, b->means, k * d * sizeof(double));
+    ck_assert_mem_eq(a->covariances, b->covariances, n_cov * sizeof(double));
+    ck_assert_mem_eq(a->precisions_cholesky, b->precisions_cholesky, n_cov * sizeof(double));
+}
+
+static unsigned char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)n + 1);
+    ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+static void write_file(const char *path, const unsigned char *buf, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(buf, 1, size, f), size);
+    fclose(f);
+}
+
+static void put_u32(unsigned char *p, uint32_t x)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(x >> (8 * i));
+}
+
+/* Rewrites the trailing CRC so that a deliberately edited field is what loading trips on. */
+static void fix_crc(unsigned char *buf, size_t size)
+{
+    put_u32(buf + size - 4, (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf, (uInt)(size - 4)));
+}
+
+/* Loads path expecting status, with word in the message, and a model left zeroed. */
+static void expect_load_error(const char *path, gmm_status status, const char *word)
+{
+    gmm_model m;
+    memset(&m, 0xab, sizeof m);
+    gmm_error_clear();
+    gmm_status st = gmm_model_load(path, &m);
+    const char *msg = gmm_error_message(st);
+    ck_assert_msg(st == status, "expected status %d, got %d (%s)", status, st, msg);
+    ck_assert_msg(strstr(msg, word) != NULL, "message '%s' lacks '%s'", msg, word);
+    ck_assert_ptr_null(m.weights);
+    ck_assert_ptr_null(m.means);
+    ck_assert_ptr_null(m.covariances);
+    ck_assert_ptr_null(m.precisions_cholesky);
+    gmm_model_free(&m);
+}
+
+/* A saved model file in memory, for the corruption tests. */
+static unsigned char *saved_model_bytes(const char *path, size_t *size)
+{
+    gmm_model m;
+    make_model(&m, GMM_COV_FULL, 3, 4, 5, 42);
+    ck_assert_int_eq(gmm_model_save(path, &m), GMM_OK);
+    gmm_model_free(&m);
+    return read_file(path, size);
+}
+
+START_TEST(test_round_trip_all_types)
+{
+    const gmm_cov_type types[] = {GMM_COV_FULL, GMM_COV_TIED, GMM_COV_DIAG, GMM_COV_SPHERICAL};
+    for (int t = 0; t < 4; t++) {
+        gmm_model a, b;
+        make_model(&a, types[t], 4, 3, 5, 100 + (uint64_t)t);
+        const char *path = tu_tmp_path("round_trip.bin");
+        ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
+        ck_assert_int_eq(access(path, F_OK), 0);
+        char tmp[600];
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        ck_assert_int_ne(access(tmp, F_OK), 0); /* the temporary was renamed away */
+
+        memset(&b, 0, sizeof b);
+        ck_assert_int_eq(gmm_model_load(path, &b), GMM_OK);
+        assert_same_model(&a, &b);
+
+        /* Saving a loaded model reproduces the file byte for byte. */
+        size_t n1, n2;
+        unsigned char *f1 = read_file(path, &n1);
+        ck_assert_int_eq(gmm_model_save(path, &b), GMM_OK);
+        unsigned char *f2 = read_file(path, &n2);
+        ck_assert_int_eq(n1, n2);
+        ck_assert_mem_eq(f1, f2, n1);
+        free(f1);
+        free(f2);
+        gmm_model_free(&a);
+        gmm_model_free(&b);
+    }
+}
+END_TEST
+
+START_TEST(test_round_trip_unknown_shape_empty_path)
+{
+    gmm_model a, b;
+    make_model(&a, GMM_COV_DIAG, 1, 1, 7, 5);
+    a.image_rows = a.image_cols = 0;
+    a.data_path[0] = '\0';
+    a.converged = 0;
+    const char *path = tu_tmp_path("shape.bin");
+    ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
+    ck_assert_int_eq(gmm_model_load(path, &b), GMM_OK);
+    assert_same_model(&a, &b);
+    gmm_model_free(&a);
+    gmm_model_free(&b);
+}
+END_TEST
+
+START_TEST(test_copy)
+{
+    gmm_model a, b;
+    make_model(&a, GMM_COV_TIED, 3, 2, 3, 9);
+    memset(&b, 0, sizeof b);
+    ck_assert_int_eq(gmm_model_copy(&b, &a), GMM_OK);
+    ck_assert_ptr_ne(a.means, b.means);
+    assert_same_model(&a, &b);
+    gmm_model_free(&a);
+    gmm_model_free(&b);
+    ck_assert_ptr_null(b.means);
+    gmm_model_free(&b); /* freeing twice is harmless */
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+    expect_load_error(tu_tmp_path("does_not_exist.bin"), GMM_ERR_IO, "does_not_exist.bin");
+    /* A directory is no model either. */
+    const char *dir = tu_tmp_path("");
+    expect_load_error(dir, GMM_ERR_IO, "not a regular file");
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+    const char *path = tu_tmp_path("full.bin");
+    size_t size;
+    unsigned char *buf = saved_model_bytes(path, &size);
+    uint32_t path_len = buf[OFF_PATH_LEN] | (uint32_t)buf[OFF_PATH_LEN + 1] << 8;
+    size_t cuts[] = {0, 1, 7, 8, 11, 12, 50, HEADER_BYTES - 1, HEADER_BYTES,
+                     HEADER_BYTES + path_len, HEADER_BYTES + path_len + 3, size / 2, size - 5,
+                     size - 4, size - 1};
+    const char *cut_path = tu_tmp_path("cut.bin");
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        write_file(cut_path, buf, cuts[i]);
+        expect_load_error(cut_path, GMM_ERR_FORMAT, "truncated");
+    }
+    free(buf);
+}
+END_TEST
+
+START_TEST(test_flipped_byte)
+{
+    const char *path = tu_tmp_path("flip.bin");
+    size_t size;
+    unsigned char *buf = saved_model_bytes(path, &size);
+    size_t offsets[] = {size / 2, HEADER_BYTES + 5 /* in the data path */, size - 2 /* CRC */,
+                        OFF_PATH_LEN - 10 /* reg_covar */};
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+        buf[offsets[i]] ^= 0x10;
+        write_file(path, buf, size);
+        expect_load_error(path, GMM_ERR_CHECKSUM, "checksum");
+        buf[offsets[i]] ^= 0x10;
+    }
+    free(buf);
+}
+END_TEST
+
+START_TEST(test_version)
+{
+    const char *path = tu_tmp_path("version.bin");
+    size_t size;
+    unsigned char *buf = saved_model_bytes(path, &size);
+    put_u32(buf + OFF_VERSION, GMM_MODEL_VERSION + 1);
+    fix_crc(buf, size);
+    write_file(path, buf, size);
+    expect_load_error(path, GMM_ERR_VERSION, "version 2");
+    expect_load_error(path, GMM_ERR_VERSION, "supports version 1");
+    /* Only the version matters: a newer file cut short is still "another version". */
+    write_file(path, buf, 12);
+    expect_load_error(path, GMM_ERR_VERSION, "version");
+    free(buf);
+}
+END_TEST
+
+START_TEST(test_wrong_magic)
+{
+    const char *path = tu_tmp_path("magic.bin");
+    size_t size;
+    unsigned char *buf = saved_model_bytes(path, &size);
+    buf[0] = 'X';
+    write_file(path, buf, size);
+    expect_load_error(path, GMM_ERR_FORMAT, "not a gmm model file");
+    write_file(path, buf, 3);
+    expect_load_error(path, GMM_ERR_FORMAT, "not a gmm model file");
+    const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
+    write_file(path, png, sizeof png);
+    expect_load_error(path, GMM_ERR_FORMAT, "not a gmm model file");
+    free(buf);
+}
+END_TEST
+
+START_TEST(test_trailing_garbage)
+{
+    const char *path = tu_tmp_path("trailing.bin");
+    size_t size;
+    unsigned char *buf = saved_model_bytes(path, &size);
+    unsigned char *longer = malloc(size + 16);
+    memcpy(longer, buf, size);
+    memset(longer + size, 0x5a, 16);
+    write_file(path, longer, size + 1);
+    expect_load_error(path, GMM_ERR_FORMAT, "trailing");
+    write_file(path, longer, size + 16);
+    expect_load_error(path, GMM_ERR_FORMAT, "trailing");
+    free(longer);
+    free(buf);
+}
+END_TEST
+
+/* Fields edited with a valid CRC, so the field check itself must catch each. */
+START_TEST(test_bad_fields)
+{
+    const char *path = tu_tmp_path("fields.bin");
+    size_t size;
+    unsigned char *orig = saved_model_bytes(path, &size);
+    unsigned char *buf = malloc(size);
+    struct {
+        int offset;
+        uint32_t value;
+        const char *word;
+    } cases[] = {
+        {OFF_DTYPE, 2, "dtype"},
+        {OFF_DTYPE, 0, "dtype"},
+        {OFF_COV_TYPE, 4, "covariance type"},
+        {OFF_COV_TYPE, 0xffffffffu, "covariance type"},
+        {OFF_K, 0, "n_components=0"},
+        {OFF_D, 0, "dim=0"},
+        {OFF_K, 0xffffffffu, "n_components"},
+        {OFF_K, 0x7fffffffu, "truncated"},
+        {OFF_D, 0x7fffffffu, "truncated"},
+        {OFF_D, 0x10000u, "truncated"}, /* K d d wraps 32 bits */
+        {OFF_K, 4, "truncated"},         /* one component more than the file holds */
+        {OFF_K, 2, "trailing"},          /* one component fewer */
+        {OFF_PATH_LEN, 100000, "data path length"},
+        {OFF_PATH_LEN, 0xfffffff0u, "data path length"},
+        {OFF_PATH_LEN, 500, "truncated"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(buf, orig, size);
+        put_u32(buf + cases[i].offset, cases[i].value);
+        fix_crc(buf, size);
+        write_file(path, buf, size);
+        expect_load_error(path, GMM_ERR_FORMAT, cases[i].word);
+    }
+    /* Image shape that disagrees with d (4 x 5 = 20): rows 3. */
+    memcpy(buf, orig, size);
+    put_u32(buf + 24, 3);
+    fix_crc(buf, size);
+    write_file(path, buf, size);
+    expect_load_error(path, GMM_ERR_FORMAT, "image shape");
+    free(buf);
+    free(orig);
+}
+END_TEST
+
+START_TEST(test_save_errors)
+{
+    gmm_model m;
+    memset(&m, 0, sizeof m);
+    ck_assert_int_eq(gmm_model_save(tu_tmp_path("empty.bin"), &m), GMM_ERR_ARG);
+    make_model(&m, GMM_COV_SPHERICAL, 2, 2, 2, 3);
+    gmm_error_clear();
+    ck_assert_int_eq(gmm_model_save(tu_tmp_path("no_such_dir/x.bin"), &m), GMM_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_IO), "no_such_dir"));
+    m.image_rows = 3;
+    ck_assert_int_eq(gmm_model_save(tu_tmp_path("shape.bin"), &m), GMM_ERR_ARG);
+    gmm_model_free(&m);
+}
+END_TEST
+
+static Suite *model_io_suite(void)
+{
+    Suite *s = suite_create("model_io");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_round_trip_all_types);
+    tcase_add_test(tc, test_round_trip_unknown_shape_empty_path);
+    tcase_add_test(tc, test_copy);
+    tcase_add_test(tc, test_missing_file);
+    tcase_add_test(tc, test_truncated);
+    tcase_add_test(tc, test_flipped_byte);
+    tcase_add_test(tc, test_version);
+    tcase_add_test(tc, test_wrong_magic);
+    tcase_add_test(tc, test_trailing_garbage);
+    tcase_add_test(tc, test_bad_fields);
+    tcase_add_test(tc, test_save_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_run_suite(model_io_suite()); }
