@@ -12,6 +12,7 @@
 #include "models/precisions.h"
 
 #define CHUNK_BYTES (64u << 20)
+#define RESP_NEGLIGIBLE 1e-20
 
 struct gmm_backend_ctx {
     const double *X;
@@ -322,19 +323,31 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
 
     switch (c->type) {
     case GMM_COV_FULL:
+        /* Only rows with responsibility above RESP_NEGLIGIBLE enter the SYRK: in high dimension
+         * responsibilities are nearly hard, so this skips most rows (about (K-1)/K of the work),
+         * and it keeps sqrt(r) products out of the subnormal range, where arithmetic crawls.
+         * The rows left out weigh less than N * 1e-20 in total: below float64 rounding. */
         for (int k = 0; k < K; k++) {
             double *cov = c->covariances + k * dd;
             const double *mu = c->means + (size_t)k * d;
-            for (int64_t r0 = 0; r0 < N; r0 += c->chunk_rows) {
-                int64_t rows = N - r0 < c->chunk_rows ? N - r0 : c->chunk_rows;
-#pragma omp parallel for schedule(static)
-                for (int64_t i = 0; i < rows; i++) {
-                    double s = sqrt(resp[(r0 + i) * K + k]);
-                    const double *x = c->X + (size_t)(r0 + i) * d;
-                    double *z = c->work + (size_t)i * d;
-                    for (int j = 0; j < d; j++) z[j] = s * (x[j] - mu[j]);
+            int64_t next = 0, filled = 0;
+            int first = 1;
+            while (next < N || filled > 0) {
+                while (next < N && filled < c->chunk_rows) {
+                    double r = resp[next * K + k];
+                    if (r > RESP_NEGLIGIBLE) {
+                        double s = sqrt(r);
+                        const double *x = c->X + (size_t)next * d;
+                        double *z = c->work + (size_t)filled * d;
+                        for (int j = 0; j < d; j++) z[j] = s * (x[j] - mu[j]);
+                        filled++;
+                    }
+                    next++;
                 }
-                la_dsyrk_at_a(d, (int)rows, 1.0 / nk[k], c->work, d, r0 == 0 ? 0.0 : 1.0, cov, d);
+                if (filled > 0 || first)
+                    la_dsyrk_at_a(d, (int)filled, 1.0 / nk[k], c->work, d, first ? 0.0 : 1.0, cov, d);
+                first = 0;
+                filled = 0;
             }
             la_symmetrize_from_lower(d, cov, d);
             for (int j = 0; j < d; j++) cov[(size_t)j * d + j] += reg_covar;

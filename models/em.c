@@ -1,7 +1,7 @@
 /* The EM loop, written once over the backend table: n_init runs from the chosen
  * initialisation, E-step and M-step until the mean log-likelihood changes by less than tol,
  * keeping the best run (scikit-learn's BaseMixture.fit semantics). Empty components are
- * re-seeded at the worst-explained samples instead of being left to degenerate. */
+ * re-seeded by splitting the heaviest one instead of being left to degenerate. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,61 +36,69 @@ static void notice(const gmm_options *o, const char *fmt, ...)
     o->on_notice(o->user, msg);
 }
 
-/* Moves each empty component to a poorly explained sample, with the weight-averaged covariance
- * of the others, then reloads the parameters into the backend. */
+/* Re-seeds each empty component by splitting the heaviest component: the empty one takes half
+ * its weight, its covariance, and a mean moved halfway towards the worst-explained sample that
+ * the heaviest component holds (a direction in which it is spread). EM then pulls the two apart
+ * when the data there is really two clusters. The parameters are reloaded into the backend. */
 static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
                                int64_t n_samples, const gmm_options *o, const double *nk,
                                gmm_model *scratch, int iteration)
 {
     gmm_status status = GMM_OK;
     int K = scratch->n_components, d = scratch->dim;
-    double *loglik = NULL;
+    double *loglik = NULL, *log_resp = NULL;
     int n_empty = 0;
     for (int k = 0; k < K; k++) n_empty += nk[k] < EMPTY_COMPONENT_NK;
     if (n_empty == 0) return GMM_OK;
     if (n_empty == K)
         return gmm_error(GMM_ERR_NUMERIC, "every component is empty at iteration %d", iteration);
     loglik = malloc(sizeof(double) * n_samples);
-    if (!loglik) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    log_resp = malloc(sizeof(double) * n_samples * K);
+    if (!loglik || !log_resp) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
     if ((status = be->get_params(ctx, scratch)) != GMM_OK) goto fail;
-    if ((status = be->get_estep(ctx, loglik, NULL)) != GMM_OK) goto fail;
+    if ((status = be->get_estep(ctx, loglik, log_resp)) != GMM_OK) goto fail;
 
     size_t cs = gmm_cov_size(scratch->covariance_type, 1, d); /* per component */
     for (int k = 0; k < K; k++) {
         if (nk[k] >= EMPTY_COMPONENT_NK) continue;
-        int64_t worst = 0;
-        for (int64_t i = 1; i < n_samples; i++)
-            if (loglik[i] < loglik[worst]) worst = i;
-        loglik[worst] = INFINITY; /* the next empty component takes another sample */
-        memcpy(scratch->means + (size_t)k * d, X + worst * d, sizeof(double) * d);
-        if (scratch->covariance_type != GMM_COV_TIED) {
-            double *cov = scratch->covariances + k * cs;
-            double wsum = 0;
-            memset(cov, 0, sizeof(double) * cs);
-            for (int j = 0; j < K; j++) {
-                if (nk[j] < EMPTY_COMPONENT_NK) continue;
-                const double *cj = scratch->covariances + j * cs;
-                for (size_t t = 0; t < cs; t++) cov[t] += scratch->weights[j] * cj[t];
-                wsum += scratch->weights[j];
-            }
-            for (size_t t = 0; t < cs; t++) cov[t] /= wsum;
+        int heavy = k == 0 ? 1 : 0;
+        for (int j = 0; j < K; j++)
+            if (j != k && scratch->weights[j] > scratch->weights[heavy]) heavy = j;
+        int64_t worst = -1;
+        for (int64_t i = 0; i < n_samples; i++) {
+            const double *lr = log_resp + (size_t)i * K;
+            int top = 0;
+            for (int j = 1; j < K; j++)
+                if (lr[j] > lr[top]) top = j;
+            if (top == heavy && (worst < 0 || loglik[i] < loglik[worst])) worst = i;
         }
-        scratch->weights[k] = 1.0 / (double)n_samples;
-        notice(o, "component %d was empty at iteration %d (N_k = %.3g): re-seeded at sample %lld",
-               k, iteration, nk[k], (long long)worst);
+        if (worst < 0) worst = 0;
+        loglik[worst] = INFINITY; /* the next split takes another sample */
+        const double *mu_h = scratch->means + (size_t)heavy * d;
+        double *mu_k = scratch->means + (size_t)k * d;
+        for (int j = 0; j < d; j++) mu_k[j] = mu_h[j] + 0.5 * (X[worst * d + j] - mu_h[j]);
+        if (scratch->covariance_type != GMM_COV_TIED)
+            memcpy(scratch->covariances + k * cs, scratch->covariances + heavy * cs,
+                   sizeof(double) * cs);
+        scratch->weights[heavy] *= 0.5;
+        scratch->weights[k] = scratch->weights[heavy];
+        notice(o, "component %d was empty at iteration %d (N_k = %.3g): re-seeded by splitting "
+               "component %d",
+               k, iteration, nk[k], heavy);
     }
-    double wt = 0;
-    for (int k = 0; k < K; k++) wt += scratch->weights[k];
-    for (int k = 0; k < K; k++) scratch->weights[k] /= wt;
     if ((status = gmm_model_compute_precisions(scratch)) != GMM_OK) goto fail;
     status = be->set_params(ctx, scratch);
 fail:
     free(loglik);
+    free(log_resp);
     return status;
 }
 
-gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
-                   gmm_model *model)
+static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
+                      const double *initial_resp, gmm_model *model)
 {
     gmm_status status = gmm_options_validate(o, n_samples, dim);
     if (status != GMM_OK) return status;
@@ -127,7 +135,10 @@ gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_option
     int have_best = 0;
     gmm_mstep_report report = {.nk = nk};
     for (int init = 0; init < o->n_init; init++) {
-        status = gmm_init_resp(X, n_samples, dim, K, o->init, o->kmeans_max_iter, &rng, resp);
+        if (initial_resp)
+            memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
+        else
+            status = gmm_init_resp(X, n_samples, dim, K, o->init, o->kmeans_max_iter, &rng, resp);
         if (status != GMM_OK) goto fail;
         if ((status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
         if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
@@ -179,4 +190,18 @@ fail:
     free(resp);
     free(nk);
     return status;
+}
+
+gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
+                   gmm_model *model)
+{
+    return fit(X, n_samples, dim, options, NULL, model);
+}
+
+gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
+                             const gmm_options *options, const double *initial_resp,
+                             gmm_model *model)
+{
+    if (!initial_resp) return gmm_error(GMM_ERR_ARG, "initial responsibilities are missing");
+    return fit(X, n_samples, dim, options, initial_resp, model);
 }

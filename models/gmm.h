@@ -119,6 +119,12 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
 gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                    gmm_model *model);
 
+/* As gmm_fit, but every initialisation starts from the given responsibilities (n_samples x K,
+ * row-major) instead of options->init: a warm start, or a fixture shared with a reference. */
+gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
+                             const gmm_options *options, const double *initial_resp,
+                             gmm_model *model);
+
 /* Per-sample log-likelihood log p(x_i) (score_samples), and optionally the responsibilities
  * (predict_proba, n_samples x K) and the most likely component (predict). Any output may be NULL. */
 gmm_status gmm_score_samples(const gmm_model *model, const double *X, int64_t n_samples,

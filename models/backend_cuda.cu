@@ -1,0 +1,1009 @@
+/* The CUDA backend: the whole EM iteration on one GPU with cuBLAS, cuSOLVER and a few fused
+ * kernels. The data goes to the device once per context (float64, or float32 under
+ * --precision fp32|tf32); responsibilities, parameters and every temporary stay there, and an
+ * iteration returns only scalars (the mean log-likelihood, N_k, Cholesky info flags).
+ *
+ *   E-step  full/tied: Y = X_chunk [U_1 .. U_K] (one GEMM, N x d by d x Kd), then one fused
+ *           kernel per row: ||y_k - mu_k U_k||^2, + log det + log w, log-sum-exp over k, all in
+ *           float64. diag/spherical: the same fused kernel on X directly.
+ *   M-step  resp = exp(log_resp); N_k (column sums); means = R^T X / N_k (GEMM); full: per
+ *           component SYRK of sqrt(r_k)-scaled centred rows, chunk by chunk into a float64
+ *           accumulator; tied: X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (float64) or the
+ *           centred sum (float32); diag/spherical: one weighted centred column-sum kernel.
+ *           reg_covar on the diagonal, Cholesky (cuSOLVER), U = R^{-1} (TRSM).
+ *
+ * Rows are processed in chunks sized from free device memory (GMM_CUDA_CHUNK_ROWS forces a
+ * smaller chunk, for tests). Every reduction has a fixed order, so a fit is deterministic.
+ * Variants for measurement: GMM_CUDA_ESTEP=kgemm (K GEMMs instead of one), GMM_CUDA_POTRF=
+ * batched|loop, GMM_CUDA_COV=gemm (GEMM instead of SYRK for the covariances). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda_check.h"
+#include "kernels/gpu_info.h"
+#include "linalg/blas_cuda.h"
+#include "models/backend.h"
+
+#define LSE_THREADS 128
+#define WSUM_THREADS 128
+#define WSUM_KT 8
+#define REDUCE_THREADS 256
+#define REDUCE_BLOCKS 256
+
+struct gmm_backend_ctx {
+    int64_t n_samples;
+    int dim, n_components;
+    gmm_cov_type type;
+    gmm_precision precision;
+    bool single;      /* data and GEMMs in float32 */
+    int n_mats;       /* d x d matrices: K (full), 1 (tied), 0 */
+    size_t cov_n;     /* doubles in covariances / precisions_cholesky */
+    la_cuda *la;
+
+    void *d_X;               /* N x d, double or float */
+    double *d_log_resp;      /* N x K */
+    double *d_resp;          /* N x K */
+    double *d_lpn;           /* N: log p(x_i) */
+    int resp_state;          /* 0: none, 1: d_resp valid (set_resp), 2: d_log_resp valid */
+    bool have_params;
+
+    double *d_weights, *d_means, *d_cov, *d_prec; /* current parameters */
+    double *d_const;         /* K: log w_k + log det U_k - d/2 log 2 pi */
+    double *d_b;             /* K x d: mu_k U_k (full, tied) */
+    void *d_ucat;            /* full: d x Kd [U_1 .. U_K]; tied: d x d U (double or float) */
+    double *d_acc;           /* cov_n (>= K d): accumulators, then the Cholesky factors */
+    double *d_nk;            /* K+1: N_k, then their sum */
+    int *d_info;             /* K */
+    double **d_ptrs;         /* n_mats device pointers into d_acc */
+    double **h_ptrs;
+    double *d_potrf_work;
+    int potrf_lwork;
+    float *d_covf;           /* d x d float32 GEMM output (single) */
+    double *d_partial;       /* reduction partials */
+    size_t partial_n;
+    double *d_scalar;        /* 1 */
+    void *d_work;            /* chunk workspace */
+    int64_t chunk_rows;      /* E-step rows per chunk */
+    int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32) */
+
+    bool kgemm, potrf_batched, cov_gemm;
+    double *h_nk;
+    int *h_info;
+};
+
+/* ---- kernels ------------------------------------------------------------------------------- */
+
+__device__ __forceinline__ double warp_sum(double v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ double warp_max(double v)
+{
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* One block per row i: for each component k (one warp each), s = sum_j t_j^2 with
+ *   MODE 0 (full, tied): t_j = Y[i, k*koff + j] - b[k, j]       (Y = X U, b = mu U)
+ *   MODE 1 (diag):       t_j = (X[i, j] - mu[k, j]) * p[k, j]
+ *   MODE 2 (spherical):  t_j = X[i, j] - mu[k, j], s *= p[k]^2
+ * then log_prob = const_k - s/2, its log-sum-exp over k, and log_resp = log_prob - lse. */
+template <int MODE, typename T>
+__global__ void __launch_bounds__(LSE_THREADS)
+estep_rows_kernel(const T *__restrict__ Y, int64_t ldy, int64_t koff,
+                  const double *__restrict__ b, const double *__restrict__ p,
+                  const double *__restrict__ cst, int K, int d, double *__restrict__ log_resp,
+                  double *__restrict__ lpn)
+{
+    extern __shared__ double lp[];
+    const int64_t i = blockIdx.x;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const T *y = Y + i * ldy;
+    for (int k = warp; k < K; k += nwarps) {
+        const T *yk = y + (int64_t)k * koff;
+        const double *bk = b + (int64_t)k * d;
+        double s0 = 0, s1 = 0;
+        int j = lane;
+        for (; j + 32 < d; j += 64) {
+            double t0 = (double)yk[j] - bk[j];
+            double t1 = (double)yk[j + 32] - bk[j + 32];
+            if (MODE == 1) {
+                t0 *= p[(int64_t)k * d + j];
+                t1 *= p[(int64_t)k * d + j + 32];
+            }
+            s0 += t0 * t0;
+            s1 += t1 * t1;
+        }
+        if (j < d) {
+            double t0 = (double)yk[j] - bk[j];
+            if (MODE == 1) t0 *= p[(int64_t)k * d + j];
+            s0 += t0 * t0;
+        }
+        double s = warp_sum(s0 + s1);
+        if (MODE == 2) s *= p[k] * p[k];
+        if (lane == 0) lp[k] = cst[k] - 0.5 * s;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        double mx = -INFINITY;
+        for (int k = lane; k < K; k += 32) mx = fmax(mx, lp[k]);
+        mx = warp_max(mx);
+        double s = 0;
+        for (int k = lane; k < K; k += 32) s += exp(lp[k] - mx);
+        s = warp_sum(s);
+        double norm = mx + log(s);
+        for (int k = lane; k < K; k += 32) log_resp[i * K + k] = lp[k] - norm;
+        if (lane == 0) lpn[i] = norm;
+    }
+}
+
+/* Fixed-order block sum (blockDim.x == REDUCE_THREADS). */
+__device__ double block_sum(double v, double *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    double r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+__global__ void reduce_stage1_kernel(const double *__restrict__ x, int64_t n, double *partial)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    double s = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        s += x[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+__global__ void reduce_stage2_kernel(const double *__restrict__ partial, int n, double scale,
+                                     double *out)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    double s = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) s += partial[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) *out = s * scale;
+}
+
+__global__ void exp_kernel(const double *__restrict__ x, double *__restrict__ y, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = exp(x[i]);
+}
+
+/* nk[k] = sum_i R[i, k] + 10 eps, one block per k. */
+__global__ void nk_kernel(const double *__restrict__ R, int64_t n, int K, double *nk)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    const int k = blockIdx.x;
+    double s = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += R[i * K + k];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) nk[k] = s + 10 * DBL_EPSILON;
+}
+
+/* weights = nk / sum nk (summed in order, as the CPU backend); nk[K] = the sum. */
+__global__ void weights_kernel(double *nk, int K, double *weights)
+{
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    double t = 0;
+    for (int k = 0; k < K; k++) t += nk[k];
+    for (int k = 0; k < K; k++) weights[k] = nk[k] / t;
+    nk[K] = t;
+}
+
+/* partial[s, k, j] = sum over the rows of slab s of R[i, k] * f(X[i, j]) with
+ * f = x (MODE 0, the means) or (x - mu[k, j])^2 (MODE 1, the diagonal variances). */
+template <int MODE, typename T>
+__global__ void __launch_bounds__(WSUM_THREADS)
+wsum_kernel(const T *__restrict__ X, int64_t n, int d, const double *__restrict__ R, int K,
+            const double *__restrict__ mu, int64_t rows_per_slab, double *__restrict__ partial)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    const int k0 = blockIdx.y * WSUM_KT;
+    const int64_t i0 = blockIdx.z * rows_per_slab;
+    const int64_t i1 = i0 + rows_per_slab < n ? i0 + rows_per_slab : n;
+    if (j >= d) return;
+    double acc[WSUM_KT], m[WSUM_KT];
+#pragma unroll
+    for (int t = 0; t < WSUM_KT; t++) {
+        acc[t] = 0;
+        m[t] = (MODE == 1 && k0 + t < K) ? mu[(int64_t)(k0 + t) * d + j] : 0;
+    }
+    for (int64_t i = i0; i < i1; i++) {
+        const double x = (double)X[i * d + j];
+        const double *r = R + i * K + k0;
+#pragma unroll
+        for (int t = 0; t < WSUM_KT; t++) {
+            if (k0 + t < K) {
+                double v = MODE == 0 ? x : (x - m[t]) * (x - m[t]);
+                acc[t] += r[t] * v;
+            }
+        }
+    }
+#pragma unroll
+    for (int t = 0; t < WSUM_KT; t++)
+        if (k0 + t < K) partial[((int64_t)blockIdx.z * K + k0 + t) * d + j] = acc[t];
+}
+
+/* out[k, j] = sum_s partial[s, k, j] / nk[k] (+ reg when MODE 1). */
+template <int MODE>
+__global__ void wsum_finish_kernel(const double *__restrict__ partial, int S, int K, int d,
+                                   const double *__restrict__ nk, double reg, double *out)
+{
+    const int64_t n = (int64_t)K * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        double s = 0;
+        for (int sl = 0; sl < S; sl++) s += partial[(int64_t)sl * n + e];
+        double v = s / nk[e / d];
+        if (MODE == 1) v += reg;
+        out[e] = v;
+    }
+}
+
+/* means[k, j] /= nk[k] */
+__global__ void divide_rows_kernel(double *x, int K, int d, const double *__restrict__ nk)
+{
+    const int64_t n = (int64_t)K * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x)
+        x[e] /= nk[e / d];
+}
+
+/* spherical variance: the mean over j of the diagonal variances (K threads, in order). */
+__global__ void spherical_kernel(const double *__restrict__ diag, int K, int d, double *var)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= K) return;
+    double s = 0;
+    for (int j = 0; j < d; j++) s += diag[(int64_t)k * d + j];
+    var[k] = s / d;
+}
+
+/* prec = 1/sqrt(var) for diag/spherical; info[k] = first j+1 whose variance is not > 0. */
+__global__ void diag_prec_kernel(const double *__restrict__ var, int K, int per, double *prec,
+                                 int *info)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= K) return;
+    int bad = 0;
+    for (int j = 0; j < per; j++) {
+        double v = var[(int64_t)k * per + j];
+        if (!(v > 0.0) && !bad) bad = j + 1;
+        prec[(int64_t)k * per + j] = 1.0 / sqrt(v);
+    }
+    info[k] = bad;
+}
+
+/* A[i, j] = sqrt(R[i, k]) * (X[i, j] - mu[j]) for the rows of one chunk. */
+template <typename T>
+__global__ void scaled_centre_kernel(const T *__restrict__ X, int64_t rows, int d,
+                                     const double *__restrict__ R, int K, int k,
+                                     const double *__restrict__ mu, T *__restrict__ A)
+{
+    const int64_t n = rows * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = e / d;
+        const int j = (int)(e - i * d);
+        A[e] = (T)(sqrt(R[i * K + k]) * ((double)X[e] - mu[j]));
+    }
+}
+
+/* B[k, j] = sqrt(nk[k]) * mu[k, j] (tied: X^T X - B^T B). */
+__global__ void sqrt_nk_means_kernel(const double *__restrict__ mu, const double *__restrict__ nk,
+                                     int K, int d, double *B)
+{
+    const int64_t n = (int64_t)K * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x)
+        B[e] = sqrt(nk[e / d]) * mu[e];
+}
+
+/* dst (+)= src: a float32 partial product into the float64 accumulator. */
+__global__ void accumulate_kernel(const float *__restrict__ src, double *dst, int64_t n, int first)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x)
+        dst[e] = (first ? 0.0 : dst[e]) + (double)src[e];
+}
+
+/* cov[m] = sym(acc[m]) / nk[m] (full) or / nk[K] = sum N_k (tied) + reg I, from the lower
+ * triangle. */
+__global__ void cov_finish_kernel(const double *__restrict__ acc, int n_mats, int d,
+                                  const double *__restrict__ nk, int K, int tied, double reg,
+                                  double *cov)
+{
+    const int64_t dd = (int64_t)d * d, n = dd * n_mats;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t m = e / dd, rem = e - m * dd;
+        const int r = (int)(rem / d), c = (int)(rem - (int64_t)r * d);
+        const int hi = r > c ? r : c, lo = r > c ? c : r;
+        double v = acc[m * dd + (int64_t)hi * d + lo] / (tied ? nk[K] : nk[m]);
+        if (r == c) v += reg;
+        cov[e] = v;
+    }
+}
+
+__global__ void identity_kernel(double *x, int n_mats, int d)
+{
+    const int64_t dd = (int64_t)d * d, n = dd * n_mats;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t rem = e % dd;
+        x[e] = (rem / d == rem % d) ? 1.0 : 0.0;
+    }
+}
+
+/* zero the strict lower triangle (row > col) of each matrix */
+__global__ void triu_kernel(double *x, int n_mats, int d)
+{
+    const int64_t dd = (int64_t)d * d, n = dd * n_mats;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t rem = e % dd;
+        if (rem / d > rem % d) x[e] = 0.0;
+    }
+}
+
+/* const[k] = log w_k + log det U_k - d/2 log(2 pi), log det summed in order like the CPU. */
+__global__ void const_kernel(const double *__restrict__ w, const double *__restrict__ prec,
+                             int type, int K, int d, double *cst)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= K) return;
+    const int64_t dd = (int64_t)d * d;
+    double s = 0;
+    switch (type) {
+    case GMM_COV_FULL:
+        for (int j = 0; j < d; j++) s += log(prec[k * dd + (int64_t)j * d + j]);
+        break;
+    case GMM_COV_TIED:
+        for (int j = 0; j < d; j++) s += log(prec[(int64_t)j * d + j]);
+        break;
+    case GMM_COV_DIAG:
+        for (int j = 0; j < d; j++) s += log(prec[(int64_t)k * d + j]);
+        break;
+    default: s = d * log(prec[k]); break;
+    }
+    cst[k] = -0.5 * (d * log(2.0 * M_PI)) + s + log(w[k]);
+}
+
+/* full: ucat[j, k*d + l] = U_k[j, l] (d x Kd); tied: ucat = U. Converted to T. */
+template <typename T>
+__global__ void ucat_kernel(const double *__restrict__ prec, int n_mats, int d, T *ucat)
+{
+    const int64_t dd = (int64_t)d * d, n = dd * n_mats, W = (int64_t)n_mats * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = e / dd, rem = e - k * dd, j = rem / d, l = rem - j * d;
+        ucat[j * W + k * d + l] = (T)prec[e];
+    }
+}
+
+/* b[k, l] = sum_j mu[k, j] U_k[j, l], with U read from ucat (the same rounded values the GEMM
+ * uses), so that y - b = (x - mu) U up to the GEMM's rounding. */
+template <typename T>
+__global__ void mean_prec_kernel(const double *__restrict__ mu, const T *__restrict__ ucat,
+                                 int K, int d, int full, double *b)
+{
+    const int64_t n = (int64_t)K * d, W = full ? (int64_t)K * d : d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = e / d, l = e - k * d;
+        const T *u = ucat + (full ? k * d : 0) + l;
+        const double *m = mu + k * d;
+        double s = 0;
+        for (int j = 0; j < d; j++) s += m[j] * (double)u[j * W];
+        b[e] = s;
+    }
+}
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static int grid_for(int64_t n, int threads)
+{
+    int64_t g = (n + threads - 1) / threads;
+    if (g > 65536) g = 65536;
+    if (g < 1) g = 1;
+    return (int)g;
+}
+
+static size_t elem_size(const gmm_backend_ctx *c) { return c->single ? sizeof(float) : sizeof(double); }
+
+static const char *env_str(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* ---- table operations ---------------------------------------------------------------------- */
+
+static bool cuda_available(void) { return gmm_gpu_count() > 0; }
+
+static bool cuda_supports(gmm_cov_type type, gmm_precision precision)
+{
+    return (type == GMM_COV_FULL || type == GMM_COV_TIED || type == GMM_COV_DIAG ||
+            type == GMM_COV_SPHERICAL) &&
+           (precision == GMM_PRECISION_FP64 || precision == GMM_PRECISION_FP32 ||
+            precision == GMM_PRECISION_TF32);
+}
+
+static void cuda_destroy(gmm_backend_ctx *c)
+{
+    if (!c) return;
+    cudaFree(c->d_X);
+    cudaFree(c->d_log_resp);
+    cudaFree(c->d_resp);
+    cudaFree(c->d_lpn);
+    cudaFree(c->d_weights);
+    cudaFree(c->d_means);
+    cudaFree(c->d_cov);
+    cudaFree(c->d_prec);
+    cudaFree(c->d_const);
+    cudaFree(c->d_b);
+    cudaFree(c->d_ucat);
+    cudaFree(c->d_acc);
+    cudaFree(c->d_nk);
+    cudaFree(c->d_info);
+    cudaFree(c->d_ptrs);
+    cudaFree(c->d_potrf_work);
+    cudaFree(c->d_covf);
+    cudaFree(c->d_partial);
+    cudaFree(c->d_scalar);
+    cudaFree(c->d_work);
+    la_cuda_destroy(c->la);
+    free(c->h_ptrs);
+    free(c->h_nk);
+    free(c->h_info);
+    free(c);
+}
+
+#define DMALLOC(ptr, bytes) GMM_CUDA_CHECK(cudaMalloc((void **)&(ptr), (bytes)))
+
+static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
+                              int n_components, gmm_cov_type type, gmm_precision precision)
+{
+    gmm_status status = GMM_OK;
+    gmm_backend_ctx *c = NULL;
+    float *hx = NULL;
+    size_t N = (size_t)n_samples, d = (size_t)dim, K = (size_t)n_components, es, dd;
+    size_t free_b = 0, total_b = 0, budget, row_bytes, ws_elems;
+    int64_t rows;
+    size_t w_e, w_m, w;
+    const char *v;
+    *out = NULL;
+    if (n_samples < 1 || dim < 1 || n_components < 1 || n_samples > INT32_MAX)
+        return gmm_error(GMM_ERR_ARG, "CUDA backend: bad sizes N=%lld d=%d K=%d",
+                         (long long)n_samples, dim, n_components);
+    if (!cuda_available()) return gmm_error(GMM_ERR_NO_DEVICE, "no CUDA GPU is available");
+    c = (gmm_backend_ctx *)calloc(1, sizeof *c);
+    if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    c->n_samples = n_samples;
+    c->dim = dim;
+    c->n_components = n_components;
+    c->type = type;
+    c->precision = precision;
+    c->single = precision != GMM_PRECISION_FP64;
+    c->n_mats = type == GMM_COV_FULL ? n_components : type == GMM_COV_TIED ? 1 : 0;
+    c->cov_n = gmm_cov_size(type, n_components, dim);
+    es = elem_size(c);
+    dd = d * d;
+    c->kgemm = (v = env_str("GMM_CUDA_ESTEP")) && strcmp(v, "kgemm") == 0;
+    c->potrf_batched = (v = env_str("GMM_CUDA_POTRF")) && strcmp(v, "batched") == 0;
+    c->cov_gemm = precision == GMM_PRECISION_TF32 ||
+                  ((v = env_str("GMM_CUDA_COV")) && strcmp(v, "gemm") == 0);
+
+    if ((status = la_cuda_create(&c->la)) != GMM_OK) goto fail;
+    if ((status = la_cuda_set_tf32(c->la, precision == GMM_PRECISION_TF32)) != GMM_OK) goto fail;
+
+    DMALLOC(c->d_X, es * N * d);
+    if (c->single) {
+        hx = (float *)malloc(sizeof(float) * N * d);
+        if (!hx) {
+            status = gmm_error(GMM_ERR_NOMEM, "out of memory converting the data to float32");
+            goto fail;
+        }
+        for (size_t i = 0; i < N * d; i++) hx[i] = (float)X[i];
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, hx, es * N * d, cudaMemcpyHostToDevice));
+    } else {
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, X, es * N * d, cudaMemcpyHostToDevice));
+    }
+    DMALLOC(c->d_log_resp, sizeof(double) * N * K);
+    DMALLOC(c->d_resp, sizeof(double) * N * K);
+    DMALLOC(c->d_lpn, sizeof(double) * N);
+    DMALLOC(c->d_weights, sizeof(double) * K);
+    DMALLOC(c->d_means, sizeof(double) * K * d);
+    DMALLOC(c->d_cov, sizeof(double) * c->cov_n);
+    DMALLOC(c->d_prec, sizeof(double) * c->cov_n);
+    DMALLOC(c->d_const, sizeof(double) * K);
+    DMALLOC(c->d_b, sizeof(double) * K * d);
+    DMALLOC(c->d_acc, sizeof(double) * (c->cov_n > K * d ? c->cov_n : K * d));
+    DMALLOC(c->d_nk, sizeof(double) * (K + 1));
+    DMALLOC(c->d_info, sizeof(int) * K);
+    DMALLOC(c->d_scalar, sizeof(double));
+    GMM_CUDA_CHECK(cudaMemset(c->d_info, 0, sizeof(int) * K));
+    GMM_CUDA_CHECK(cudaMemset(c->d_lpn, 0, sizeof(double) * N));
+    GMM_CUDA_CHECK(cudaMemset(c->d_log_resp, 0, sizeof(double) * N * K));
+    c->h_nk = (double *)malloc(sizeof(double) * (K + 1));
+    c->h_info = (int *)malloc(sizeof(int) * K);
+    if (!c->h_nk || !c->h_info) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (c->n_mats > 0) {
+        DMALLOC(c->d_ucat, es * dd * c->n_mats);
+        DMALLOC(c->d_ptrs, sizeof(double *) * c->n_mats);
+        c->h_ptrs = (double **)malloc(sizeof(double *) * c->n_mats);
+        if (!c->h_ptrs) {
+            status = gmm_error(GMM_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        for (int m = 0; m < c->n_mats; m++) c->h_ptrs[m] = c->d_acc + m * dd;
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_ptrs, c->h_ptrs, sizeof(double *) * c->n_mats,
+                                  cudaMemcpyHostToDevice));
+        if ((status = la_cuda_dpotrf_work_size(c->la, dim, dim, c->d_acc, &c->potrf_lwork)) !=
+            GMM_OK)
+            goto fail;
+        DMALLOC(c->d_potrf_work, sizeof(double) * (c->potrf_lwork > 0 ? c->potrf_lwork : 1));
+        if (c->single) {
+            DMALLOC(c->d_covf, sizeof(float) * dd);
+            GMM_CUDA_CHECK(cudaMemset(c->d_covf, 0, sizeof(float) * dd));
+        }
+    }
+    /* reduction partials: the weighted column sums use up to 256 slabs of K x d */
+    c->partial_n = 256 * K * d;
+    if (c->partial_n < REDUCE_BLOCKS) c->partial_n = REDUCE_BLOCKS;
+    if (c->partial_n > (size_t)64 << 20) c->partial_n = (size_t)64 << 20;
+    if (c->partial_n < K * d) c->partial_n = K * d;
+    DMALLOC(c->d_partial, sizeof(double) * c->partial_n);
+
+    /* The chunk workspace: E-step GEMM output (rows x Kd, tied rows x d) and M-step scaled rows
+     * (rows x d), sized from what is free now, leaving room for cuBLAS/cuSOLVER workspaces. */
+    w_e = type == GMM_COV_FULL ? K * d : type == GMM_COV_TIED ? d : 0;
+    w_m = (type == GMM_COV_FULL || (type == GMM_COV_TIED && c->single)) ? d : 0;
+    w = w_e > w_m ? w_e : w_m;
+    if (w > 0) {
+        GMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        size_t reserve = ((size_t)1 << 30) + total_b / 20;
+        budget = free_b > reserve ? free_b - reserve : free_b / 4;
+        row_bytes = w * es;
+        rows = (int64_t)(budget / row_bytes);
+        if ((size_t)rows * w > (size_t)INT32_MAX) rows = (int64_t)(INT32_MAX / w);
+        if (rows > n_samples) rows = n_samples;
+        if ((v = env_str("GMM_CUDA_CHUNK_ROWS")) && atoll(v) > 0 && atoll(v) < rows)
+            rows = atoll(v);
+        if (rows < 1) {
+            status = gmm_error(GMM_ERR_NOMEM,
+                               "not enough free device memory for one row of %zu values", w);
+            goto fail;
+        }
+        c->chunk_rows = rows;
+        ws_elems = (size_t)rows * w;
+        DMALLOC(c->d_work, es * ws_elems);
+        c->mstep_rows = w_m ? (int64_t)(ws_elems / w_m) : n_samples;
+        if ((size_t)c->mstep_rows * d > (size_t)INT32_MAX) c->mstep_rows = INT32_MAX / d;
+        if (c->mstep_rows > n_samples) c->mstep_rows = n_samples;
+        if ((v = env_str("GMM_CUDA_CHUNK_ROWS")) && atoll(v) > 0 && atoll(v) < c->mstep_rows)
+            c->mstep_rows = atoll(v);
+    } else {
+        c->chunk_rows = n_samples;
+        c->mstep_rows = n_samples;
+    }
+    free(hx);
+    *out = c;
+    return GMM_OK;
+fail:
+    free(hx);
+    if (status == GMM_ERR_CUDA && strstr(gmm_error_message(status), "cudaMalloc"))
+        status = gmm_error(GMM_ERR_NOMEM,
+                           "out of device memory for N=%lld, d=%d, K=%d (%s): %s",
+                           (long long)n_samples, dim, n_components, gmm_cov_type_name(type),
+                           gmm_error_message(GMM_ERR_CUDA));
+    cuda_destroy(c);
+    return status;
+}
+
+/* Derived E-step quantities: constants, [U_1 .. U_K] in the data's precision, mu_k U_k. */
+static gmm_status prepare_estep(gmm_backend_ctx *c)
+{
+    gmm_status status = GMM_OK;
+    int K = c->n_components, d = c->dim;
+    int64_t nm = (int64_t)d * d * c->n_mats;
+    const_kernel<<<(K + 127) / 128, 128>>>(c->d_weights, c->d_prec, (int)c->type, K, d, c->d_const);
+    GMM_LAUNCH_CHECK("const_kernel");
+    if (c->n_mats > 0) {
+        if (c->single) {
+            ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, (float *)c->d_ucat);
+            GMM_LAUNCH_CHECK("ucat_kernel");
+            mean_prec_kernel<float><<<grid_for((int64_t)K * d, 128), 128>>>(
+                c->d_means, (const float *)c->d_ucat, K, d, c->type == GMM_COV_FULL, c->d_b);
+            GMM_LAUNCH_CHECK("mean_prec_kernel");
+        } else {
+            ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, (double *)c->d_ucat);
+            GMM_LAUNCH_CHECK("ucat_kernel");
+            mean_prec_kernel<double><<<grid_for((int64_t)K * d, 128), 128>>>(
+                c->d_means, (const double *)c->d_ucat, K, d, c->type == GMM_COV_FULL, c->d_b);
+            GMM_LAUNCH_CHECK("mean_prec_kernel");
+        }
+    }
+    c->have_params = true;
+fail:
+    return status;
+}
+
+static gmm_status cuda_set_params(gmm_backend_ctx *c, const gmm_model *m)
+{
+    gmm_status status = GMM_OK;
+    size_t K = c->n_components, d = c->dim;
+    if (m->n_components != c->n_components || m->dim != c->dim || m->covariance_type != c->type)
+        return gmm_error(GMM_ERR_ARG, "set_params: the model's shape does not match the context");
+    GMM_CUDA_CHECK(cudaMemcpy(c->d_weights, m->weights, sizeof(double) * K, cudaMemcpyHostToDevice));
+    GMM_CUDA_CHECK(cudaMemcpy(c->d_means, m->means, sizeof(double) * K * d, cudaMemcpyHostToDevice));
+    if (m->covariances)
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_cov, m->covariances, sizeof(double) * c->cov_n,
+                                  cudaMemcpyHostToDevice));
+    GMM_CUDA_CHECK(cudaMemcpy(c->d_prec, m->precisions_cholesky, sizeof(double) * c->cov_n,
+                              cudaMemcpyHostToDevice));
+    status = prepare_estep(c);
+fail:
+    return status;
+}
+
+static gmm_status cuda_get_params(gmm_backend_ctx *c, gmm_model *m)
+{
+    gmm_status status = GMM_OK;
+    size_t K = c->n_components, d = c->dim;
+    GMM_CUDA_CHECK(cudaMemcpy(m->weights, c->d_weights, sizeof(double) * K, cudaMemcpyDeviceToHost));
+    GMM_CUDA_CHECK(cudaMemcpy(m->means, c->d_means, sizeof(double) * K * d, cudaMemcpyDeviceToHost));
+    GMM_CUDA_CHECK(cudaMemcpy(m->covariances, c->d_cov, sizeof(double) * c->cov_n,
+                              cudaMemcpyDeviceToHost));
+    GMM_CUDA_CHECK(cudaMemcpy(m->precisions_cholesky, c->d_prec, sizeof(double) * c->cov_n,
+                              cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}
+
+static gmm_status cuda_set_resp(gmm_backend_ctx *c, const double *resp)
+{
+    gmm_status status = GMM_OK;
+    GMM_CUDA_CHECK(cudaMemcpy(c->d_resp, resp, sizeof(double) * c->n_samples * c->n_components,
+                              cudaMemcpyHostToDevice));
+    c->resp_state = 1;
+fail:
+    return status;
+}
+
+template <typename T>
+static gmm_status estep_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const T *Xc = (const T *)c->d_X + r0 * d;
+    T *Y = (T *)c->d_work;
+    const T *U = (const T *)c->d_ucat;
+    double *lr = c->d_log_resp + r0 * K, *lpn = c->d_lpn + r0;
+    size_t shmem = sizeof(double) * K;
+    int W = c->type == GMM_COV_FULL ? K * d : d;
+    if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED) {
+        if (c->kgemm && c->type == GMM_COV_FULL) {
+            for (int k = 0; k < K; k++) {
+                if (c->single)
+                    status = la_cuda_sgemm(c->la, false, false, (int)rows, d, d, 1.0f,
+                                           (const float *)Xc, d, (const float *)U + (size_t)k * d,
+                                           W, 0.0f, (float *)Y + (size_t)k * d, W);
+                else
+                    status = la_cuda_dgemm(c->la, false, false, (int)rows, d, d, 1.0,
+                                           (const double *)Xc, d,
+                                           (const double *)U + (size_t)k * d, W, 0.0,
+                                           (double *)Y + (size_t)k * d, W);
+                if (status != GMM_OK) goto fail;
+            }
+        } else {
+            if (c->single)
+                status = la_cuda_sgemm(c->la, false, false, (int)rows, W, d, 1.0f,
+                                       (const float *)Xc, d, (const float *)U, W, 0.0f,
+                                       (float *)Y, W);
+            else
+                status = la_cuda_dgemm(c->la, false, false, (int)rows, W, d, 1.0,
+                                       (const double *)Xc, d, (const double *)U, W, 0.0,
+                                       (double *)Y, W);
+            if (status != GMM_OK) goto fail;
+        }
+        estep_rows_kernel<0, T><<<(unsigned)rows, LSE_THREADS, shmem>>>(
+            Y, W, c->type == GMM_COV_FULL ? d : 0, c->d_b, NULL, c->d_const, K, d, lr, lpn);
+        GMM_LAUNCH_CHECK("estep_rows_kernel<full/tied>");
+    } else if (c->type == GMM_COV_DIAG) {
+        estep_rows_kernel<1, T><<<(unsigned)rows, LSE_THREADS, shmem>>>(
+            Xc, d, 0, c->d_means, c->d_prec, c->d_const, K, d, lr, lpn);
+        GMM_LAUNCH_CHECK("estep_rows_kernel<diag>");
+    } else {
+        estep_rows_kernel<2, T><<<(unsigned)rows, LSE_THREADS, shmem>>>(
+            Xc, d, 0, c->d_means, c->d_prec, c->d_const, K, d, lr, lpn);
+        GMM_LAUNCH_CHECK("estep_rows_kernel<spherical>");
+    }
+fail:
+    return status;
+}
+
+static gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    gmm_status status = GMM_OK;
+    int64_t N = c->n_samples;
+    int blocks = grid_for(N, REDUCE_THREADS);
+    if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
+    if (c->n_components > 6000)
+        return gmm_error(GMM_ERR_UNSUPPORTED, "the CUDA E-step supports at most 6000 components");
+    for (int64_t r0 = 0; r0 < N; r0 += c->chunk_rows) {
+        int64_t rows = N - r0 < c->chunk_rows ? N - r0 : c->chunk_rows;
+        status = c->single ? estep_chunk<float>(c, r0, rows) : estep_chunk<double>(c, r0, rows);
+        if (status != GMM_OK) goto fail;
+    }
+    if (blocks > REDUCE_BLOCKS) blocks = REDUCE_BLOCKS;
+    reduce_stage1_kernel<<<blocks, REDUCE_THREADS>>>(c->d_lpn, N, c->d_partial);
+    GMM_LAUNCH_CHECK("reduce_stage1_kernel");
+    reduce_stage2_kernel<<<1, REDUCE_THREADS>>>(c->d_partial, blocks, 1.0 / (double)N, c->d_scalar);
+    GMM_LAUNCH_CHECK("reduce_stage2_kernel");
+    GMM_CUDA_CHECK(cudaMemcpy(mean_log_likelihood, c->d_scalar, sizeof(double),
+                              cudaMemcpyDeviceToHost));
+    c->resp_state = 2;
+    if (!isfinite(*mean_log_likelihood))
+        return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
+                         *mean_log_likelihood);
+fail:
+    return status;
+}
+
+/* Weighted column sums over all rows: out[k, j] = sum_i R[i,k] f(X[i,j]) / nk[k] (+ reg). */
+template <typename T>
+static gmm_status weighted_sums(gmm_backend_ctx *c, int mode, double reg, double *out)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples;
+    dim3 grid((d + WSUM_THREADS - 1) / WSUM_THREADS, (K + WSUM_KT - 1) / WSUM_KT, 1);
+    int64_t S = (528 + grid.x * grid.y - 1) / (grid.x * grid.y);
+    int64_t per;
+    if (S > 256) S = 256;
+    if (S > N) S = N;
+    while (S > 1 && (size_t)S * K * d > c->partial_n) S--;
+    per = (N + S - 1) / S;
+    S = (N + per - 1) / per;
+    grid.z = (unsigned)S;
+    if (mode == 0)
+        wsum_kernel<0, T><<<grid, WSUM_THREADS>>>((const T *)c->d_X, N, d, c->d_resp, K,
+                                                  c->d_means, per, c->d_partial);
+    else
+        wsum_kernel<1, T><<<grid, WSUM_THREADS>>>((const T *)c->d_X, N, d, c->d_resp, K,
+                                                  c->d_means, per, c->d_partial);
+    GMM_LAUNCH_CHECK("wsum_kernel");
+    if (mode == 0)
+        wsum_finish_kernel<0><<<grid_for((int64_t)K * d, 256), 256>>>(c->d_partial, (int)S, K, d,
+                                                                      c->d_nk, reg, out);
+    else
+        wsum_finish_kernel<1><<<grid_for((int64_t)K * d, 256), 256>>>(c->d_partial, (int)S, K, d,
+                                                                      c->d_nk, reg, out);
+    GMM_LAUNCH_CHECK("wsum_finish_kernel");
+fail:
+    return status;
+}
+
+/* Accumulates sum_i r_ik (x_i - mu_k)(x_i - mu_k)^T into acc (lower triangle) for the given
+ * components (all into one matrix when tied). */
+template <typename T>
+static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples, dd = (int64_t)d * d;
+    T *A = (T *)c->d_work;
+    for (int64_t r0 = 0; r0 < N; r0 += c->mstep_rows) {
+        int64_t rows = N - r0 < c->mstep_rows ? N - r0 : c->mstep_rows;
+        for (int k = 0; k < K; k++) {
+            double *acc = c->d_acc + (tied ? 0 : k * dd);
+            bool first = tied ? (r0 == 0 && k == 0) : r0 == 0;
+            scaled_centre_kernel<T><<<grid_for(rows * d, 256), 256>>>(
+                (const T *)c->d_X + r0 * d, rows, d, c->d_resp + r0 * K, K, k,
+                c->d_means + (int64_t)k * d, A);
+            GMM_LAUNCH_CHECK("scaled_centre_kernel");
+            if (!c->single) {
+                if (c->cov_gemm)
+                    status = la_cuda_dgemm(c->la, true, false, d, d, (int)rows, 1.0,
+                                           (const double *)A, d, (const double *)A, d,
+                                           first ? 0.0 : 1.0, acc, d);
+                else
+                    status = la_cuda_dsyrk_at_a(c->la, d, (int)rows, 1.0, (const double *)A, d,
+                                                first ? 0.0 : 1.0, acc, d);
+                if (status != GMM_OK) goto fail;
+            } else {
+                if (c->cov_gemm)
+                    status = la_cuda_sgemm(c->la, true, false, d, d, (int)rows, 1.0f,
+                                           (const float *)A, d, (const float *)A, d, 0.0f,
+                                           c->d_covf, d);
+                else
+                    status = la_cuda_ssyrk_at_a(c->la, d, (int)rows, 1.0f, (const float *)A, d,
+                                                0.0f, c->d_covf, d);
+                if (status != GMM_OK) goto fail;
+                accumulate_kernel<<<grid_for(dd, 256), 256>>>(c->d_covf, acc, dd, first);
+                GMM_LAUNCH_CHECK("accumulate_kernel");
+            }
+        }
+    }
+fail:
+    return status;
+}
+
+template <typename T>
+static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples, dd = (int64_t)d * d;
+    const int nm = c->n_mats;
+    int bad = -1;
+
+    if (c->resp_state == 2) {
+        exp_kernel<<<grid_for(N * K, 256), 256>>>(c->d_log_resp, c->d_resp, N * K);
+        GMM_LAUNCH_CHECK("exp_kernel");
+    }
+    nk_kernel<<<K, REDUCE_THREADS>>>(c->d_resp, N, K, c->d_nk);
+    GMM_LAUNCH_CHECK("nk_kernel");
+    weights_kernel<<<1, 32>>>(c->d_nk, K, c->d_weights);
+    GMM_LAUNCH_CHECK("weights_kernel");
+
+    /* means = R^T X / nk */
+    if (!c->single) {
+        if ((status = la_cuda_dgemm(c->la, true, false, K, d, (int)N, 1.0, c->d_resp, K,
+                                    (const double *)c->d_X, d, 0.0, c->d_means, d)) != GMM_OK)
+            goto fail;
+        divide_rows_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, K, d, c->d_nk);
+        GMM_LAUNCH_CHECK("divide_rows_kernel");
+    } else {
+        if ((status = weighted_sums<T>(c, 0, 0.0, c->d_means)) != GMM_OK) goto fail;
+    }
+
+    switch (c->type) {
+    case GMM_COV_FULL:
+        if ((status = centred_scatter<T>(c, false)) != GMM_OK) goto fail;
+        break;
+    case GMM_COV_TIED:
+        if (!c->single) {
+            /* scikit-learn: (X^T X - sum_k N_k mu_k mu_k^T) / sum N_k */
+            if ((status = la_cuda_dsyrk_at_a(c->la, d, (int)N, 1.0, (const double *)c->d_X, d,
+                                             0.0, c->d_acc, d)) != GMM_OK)
+                goto fail;
+            sqrt_nk_means_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, c->d_nk, K,
+                                                                          d, c->d_b);
+            GMM_LAUNCH_CHECK("sqrt_nk_means_kernel");
+            if ((status = la_cuda_dsyrk_at_a(c->la, d, K, -1.0, c->d_b, d, 1.0, c->d_acc, d)) !=
+                GMM_OK)
+                goto fail;
+        } else {
+            /* float32 would lose X^T X - sum N_k mu mu^T to cancellation: centred sum instead */
+            if ((status = centred_scatter<T>(c, true)) != GMM_OK) goto fail;
+        }
+        break;
+    case GMM_COV_DIAG:
+        if ((status = weighted_sums<T>(c, 1, reg_covar, c->d_cov)) != GMM_OK) goto fail;
+        break;
+    case GMM_COV_SPHERICAL:
+        if ((status = weighted_sums<T>(c, 1, reg_covar, c->d_acc)) != GMM_OK) goto fail;
+        spherical_kernel<<<(K + 127) / 128, 128>>>(c->d_acc, K, d, c->d_cov);
+        GMM_LAUNCH_CHECK("spherical_kernel");
+        break;
+    }
+
+    if (nm > 0) {
+        cov_finish_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_acc, nm, d, c->d_nk, K,
+                                                           c->type == GMM_COV_TIED, reg_covar,
+                                                           c->d_cov);
+        GMM_LAUNCH_CHECK("cov_finish_kernel");
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_acc, c->d_cov, sizeof(double) * dd * nm,
+                                  cudaMemcpyDeviceToDevice));
+        if ((status = la_cuda_dpotrf_upper(c->la, d, c->d_ptrs, c->h_ptrs, d, nm,
+                                           c->potrf_batched, c->d_potrf_work, c->potrf_lwork,
+                                           c->d_info)) != GMM_OK)
+            goto fail;
+        identity_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
+        GMM_LAUNCH_CHECK("identity_kernel");
+        GMM_CUDA_CHECK(cudaMemcpy(c->h_info, c->d_info, sizeof(int) * nm, cudaMemcpyDeviceToHost));
+        for (int m = 0; m < nm; m++)
+            if (c->h_info[m] != 0) {
+                bad = m;
+                break;
+            }
+        if (bad >= 0) {
+            if (c->type == GMM_COV_TIED)
+                status = gmm_error(GMM_ERR_CHOLESKY,
+                                   "tied covariance is not positive definite (leading minor %d): "
+                                   "increase --reg-covar (now %g)",
+                                   c->h_info[bad], reg_covar);
+            else
+                status = gmm_error(GMM_ERR_CHOLESKY,
+                                   "component %d: covariance is not positive definite (leading "
+                                   "minor %d); the component has ill-defined empirical covariance "
+                                   "(collapsed or singleton samples): increase --reg-covar (now "
+                                   "%g), use fewer components, or scale the data",
+                                   bad, c->h_info[bad], reg_covar);
+            goto fail;
+        }
+        for (int m = 0; m < nm; m++)
+            if ((status = la_cuda_upper_inverse(c->la, d, c->h_ptrs[m], d, c->d_prec + m * dd,
+                                                d)) != GMM_OK)
+                goto fail;
+        triu_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
+        GMM_LAUNCH_CHECK("triu_kernel");
+    } else {
+        int per = c->type == GMM_COV_DIAG ? d : 1;
+        diag_prec_kernel<<<(K + 127) / 128, 128>>>(c->d_cov, K, per, c->d_prec, c->d_info);
+        GMM_LAUNCH_CHECK("diag_prec_kernel");
+        GMM_CUDA_CHECK(cudaMemcpy(c->h_info, c->d_info, sizeof(int) * K, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < K; k++)
+            if (c->h_info[k] != 0) {
+                double v = 0;
+                GMM_CUDA_CHECK(cudaMemcpy(&v, c->d_cov + (size_t)k * per + c->h_info[k] - 1,
+                                          sizeof(double), cudaMemcpyDeviceToHost));
+                status = gmm_error(GMM_ERR_CHOLESKY,
+                                   "component %d: variance %g is not positive; increase "
+                                   "--reg-covar (now %g)",
+                                   k, v, reg_covar);
+                goto fail;
+            }
+    }
+    if ((status = prepare_estep(c)) != GMM_OK) goto fail;
+    GMM_CUDA_CHECK(cudaMemcpy(c->h_nk, c->d_nk, sizeof(double) * K, cudaMemcpyDeviceToHost));
+    if (report && report->nk) memcpy(report->nk, c->h_nk, sizeof(double) * K);
+fail:
+    return status;
+}
+
+static gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report)
+{
+    if (c->resp_state == 0)
+        return gmm_error(GMM_ERR_ARG, "M-step before responsibilities were set");
+    return c->single ? mstep_impl<float>(c, reg_covar, report)
+                     : mstep_impl<double>(c, reg_covar, report);
+}
+
+static gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp)
+{
+    gmm_status status = GMM_OK;
+    if (log_likelihood)
+        GMM_CUDA_CHECK(cudaMemcpy(log_likelihood, c->d_lpn, sizeof(double) * c->n_samples,
+                                  cudaMemcpyDeviceToHost));
+    if (log_resp)
+        GMM_CUDA_CHECK(cudaMemcpy(log_resp, c->d_log_resp,
+                                  sizeof(double) * c->n_samples * c->n_components,
+                                  cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}
+
+extern "C" const gmm_backend gmm_backend_cuda = {
+    "cuda",
+    cuda_available,
+    cuda_supports,
+    cuda_create,
+    cuda_destroy,
+    cuda_set_params,
+    cuda_get_params,
+    cuda_set_resp,
+    cuda_e_step,
+    cuda_m_step,
+    cuda_get_estep,
+};
