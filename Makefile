@@ -111,7 +111,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT_C:%.c=$(BUILD)/%.o)
 TEST_C := $(sort $(wildcard tests/test_*.c))
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_C))
 
-.PHONY: all test demo clean help bench
+.PHONY: all test demo clean help bench check-mnist
 all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
 $(BUILD)/%.o: %.c
@@ -152,6 +152,10 @@ ifneq ($(HAVE_CHECK),1)
 	$(error Check was not found: install it (apt-get install check) to run the tests)
 endif
 	@GMM_BIN=$(abspath $(BIN)) tests/run_suites.sh $(TESTS)
+
+# The acceptance run on the real digits (needs MNIST_DIR); takes minutes on a CPU.
+check-mnist: $(PROGRAMS)
+	GMM_BIN=$(abspath $(BIN)) MNIST_DIR=$(MNIST_DIR) tests/check_mnist.sh
 
 demo: 
 	@BIN=$(BIN) ./app/demo.sh
