@@ -20,9 +20,36 @@ gmm_status png_read_gray(const char *path, uint8_t **pixels, int *width, int *he
 
 /* A grid of n_tiles images (each rows x cols, values in [0, 1] clamped, row-major, one after the
  * other in tiles), upscaled by scale with nearest neighbour, each tile with a caption under it
- * (captions[i], drawn with a built-in bitmap font; NULL for none). */
+ * (captions[i], drawn with a built-in bitmap font; NULL for none).
+ *
+ * Layout (png_tile_grid_layout computes it): a white background; grid_cols = ceil(sqrt(n_tiles))
+ * columns and ceil(n_tiles / grid_cols) rows of cells, tile i in cell (i / grid_cols,
+ * i % grid_cols), PNG_TILE_MARGIN white pixels around and between cells. A tile is drawn as gray
+ * round(255 * clamp(v, 0, 1)) (NaN as 0), each value a scale x scale block, centred
+ * horizontally in its cell at the cell's top. When captions is not NULL every cell has a caption
+ * band under its tile (also for tiles whose caption is NULL) holding the caption in black, at
+ * font scale 2 when scale >= 6 and 1 otherwise, centred; the cell is widened to the widest
+ * caption so that none is cut. */
 gmm_status png_write_tile_grid(const char *path, const double *tiles, int n_tiles, int rows,
                                int cols, int scale, const char *const *captions);
+
+#define PNG_TILE_MARGIN 4
+
+typedef struct {
+    int grid_cols, grid_rows;    /* cells across and down */
+    int tile_width, tile_height; /* cols * scale, rows * scale */
+    int cell_width, cell_height; /* a tile plus its caption band (0 high without captions) */
+    int caption_height;          /* the band: text height plus padding; 0 when captions == NULL */
+    int text_scale;              /* the font's integer scale */
+    int width, height;           /* the whole image */
+} png_tile_layout;
+
+/* The layout png_write_tile_grid uses for these arguments; GMM_ERR_ARG for non-positive sizes or
+ * an image too large (over 2^28 pixels). */
+gmm_status png_tile_grid_layout(int n_tiles, int rows, int cols, int scale,
+                                const char *const *captions, png_tile_layout *layout);
+/* Top-left pixel of tile i's image (not its caption) in that layout. */
+void png_tile_origin(const png_tile_layout *layout, int i, int *x, int *y);
 
 #ifdef __cplusplus
 }

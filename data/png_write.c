@@ -1,0 +1,326 @@
+/* PNG files through libpng: gray and RGB writing, gray reading for tests, captioned tile grids.
+ * libpng reports errors by longjmp; every entry point catches them and returns GMM_ERR_IO. */
+#include "data/png_write.h"
+
+#include <errno.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/font.h"
+
+/* Our own ceiling on image size: far above any grid we draw, low enough that width * height and
+ * the row arithmetic stay in range everywhere. */
+#define PNG_MAX_PIXELS ((size_t)1 << 28)
+#define PNG_MAX_SIDE 1000000
+
+typedef struct {
+    char message[256];
+} png_error_ctx;
+
+/* libpng must not return from its error handler; we keep its message and jump back. */
+static void on_png_error(png_structp png, png_const_charp message)
+{
+    png_error_ctx *ctx = png_get_error_ptr(png);
+    if (ctx) snprintf(ctx->message, sizeof ctx->message, "%s", message ? message : "unknown");
+    png_longjmp(png, 1);
+}
+
+/* Library code never prints, and libpng's default warning handler writes to stderr. */
+static void on_png_warning(png_structp png, png_const_charp message)
+{
+    (void)png;
+    (void)message;
+}
+
+static gmm_status check_size(const char *path, int width, int height)
+{
+    if (width <= 0 || height <= 0 || width > PNG_MAX_SIDE || height > PNG_MAX_SIDE ||
+        (size_t)width * (size_t)height > PNG_MAX_PIXELS)
+        return gmm_error(GMM_ERR_ARG, "%s: invalid PNG size %d x %d", path, width, height);
+    return GMM_OK;
+}
+
+/* The libpng part of writing, kept apart so that the only locals alive across its setjmp are
+ * set before it and never changed after. Returns 0, or -1 when libpng could not start, or 1 after
+ * a libpng error (message in err). */
+static int encode_png(FILE *fp, png_bytep *row_ptrs, int width, int height, int channels,
+                      png_error_ctx *err)
+{
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, err, on_png_error,
+                                              on_png_warning);
+    if (!png) return -1;
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        return 1;
+    }
+    png_init_io(png, fp);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
+                 channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    png_write_image(png, row_ptrs);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    return 0;
+}
+
+static gmm_status write_png(const char *path, const uint8_t *data, int width, int height,
+                            int channels)
+{
+    gmm_status st = GMM_OK;
+    png_error_ctx err = {{0}};
+    png_bytep *row_ptrs = NULL;
+    FILE *fp = NULL;
+
+    if (!path || !data) return gmm_error(GMM_ERR_ARG, "png: NULL path or pixels");
+    st = check_size(path, width, height);
+    if (st != GMM_OK) return st;
+
+    row_ptrs = malloc((size_t)height * sizeof *row_ptrs);
+    if (!row_ptrs) return gmm_error(GMM_ERR_NOMEM, "%s: out of memory", path);
+    for (int y = 0; y < height; y++)
+        row_ptrs[y] = (png_bytep)(data + (size_t)y * (size_t)width * (size_t)channels);
+    fp = fopen(path, "wb");
+    if (!fp) {
+        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    int rc = encode_png(fp, row_ptrs, width, height, channels, &err);
+    if (rc < 0) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start libpng writer", path);
+        goto fail;
+    }
+    if (rc > 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: writing PNG failed: %s", path, err.message);
+        goto fail;
+    }
+    /* A full disk often shows only when the last buffer is flushed. */
+    int close_failed = fflush(fp) != 0 || ferror(fp);
+    int saved_errno = errno;
+    if (fclose(fp) != 0 && !close_failed) {
+        close_failed = 1;
+        saved_errno = errno;
+    }
+    fp = NULL;
+    if (close_failed) {
+        st = gmm_error(GMM_ERR_IO, "%s: writing PNG failed: %s", path, strerror(saved_errno));
+        goto fail;
+    }
+    free(row_ptrs);
+    return GMM_OK;
+
+fail:
+    if (fp) fclose(fp);
+    free(row_ptrs);
+    return st;
+}
+
+gmm_status png_write_gray(const char *path, const uint8_t *pixels, int width, int height)
+{
+    return write_png(path, pixels, width, height, 1);
+}
+
+gmm_status png_write_rgb(const char *path, const uint8_t *rgb, int width, int height)
+{
+    return write_png(path, rgb, width, height, 3);
+}
+
+/* The libpng part of reading, apart for the same reason as encode_png. On success *pixels is a
+ * malloc'd w x h gray image. Returns 0, -1 when out of memory, 1 after a libpng error or a PNG
+ * that cannot become 8-bit gray (message in err). The pointers that change after setjmp live in
+ * *pixels and *row_store, which the caller frees, so none is lost by the longjmp. */
+static int decode_png(FILE *fp, png_error_ctx *err, uint8_t **pixels, png_bytep **row_store,
+                      png_uint_32 *width, png_uint_32 *height)
+{
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, err, on_png_error,
+                                             on_png_warning);
+    if (!png) return -1;
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return 1;
+    }
+    png_init_io(png, fp);
+    png_set_sig_bytes(png, 8);
+    png_set_user_limits(png, PNG_MAX_SIDE, PNG_MAX_SIDE);
+    png_read_info(png, info);
+    png_set_expand(png); /* palette and low bit depths to 8-bit samples */
+    png_set_strip_16(png);
+    png_set_strip_alpha(png);
+    if (png_get_color_type(png, info) & PNG_COLOR_MASK_COLOR)
+        png_set_rgb_to_gray_fixed(png, 1, -1, -1);
+    png_read_update_info(png, info);
+    const png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    if (png_get_channels(png, info) != 1 || png_get_bit_depth(png, info) != 8)
+        png_error(png, "cannot convert this PNG to 8-bit gray");
+    if ((size_t)w * h > PNG_MAX_PIXELS) png_error(png, "image too large");
+    *pixels = malloc((size_t)w * h);
+    *row_store = malloc((size_t)h * sizeof **row_store);
+    if (!*pixels || !*row_store) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return -1;
+    }
+    for (png_uint_32 y = 0; y < h; y++) (*row_store)[y] = *pixels + (size_t)y * w;
+    png_read_image(png, *row_store);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    *width = w;
+    *height = h;
+    return 0;
+}
+
+gmm_status png_read_gray(const char *path, uint8_t **pixels, int *width, int *height)
+{
+    gmm_status st = GMM_OK;
+    png_error_ctx err = {{0}};
+    uint8_t *buf = NULL;
+    png_bytep *row_ptrs = NULL;
+    FILE *fp = NULL;
+
+    if (!pixels || !width || !height || !path)
+        return gmm_error(GMM_ERR_ARG, "png_read_gray: NULL argument");
+    *pixels = NULL;
+    *width = *height = 0;
+
+    fp = fopen(path, "rb");
+    if (!fp) return gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+    unsigned char sig[8];
+    if (fread(sig, 1, sizeof sig, fp) != sizeof sig || png_sig_cmp(sig, 0, sizeof sig) != 0) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: not a PNG file", path);
+        goto fail;
+    }
+    png_uint_32 w = 0, h = 0;
+    int rc = decode_png(fp, &err, &buf, &row_ptrs, &w, &h);
+    if (rc < 0) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: out of memory reading PNG", path);
+        goto fail;
+    }
+    if (rc > 0) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: reading PNG failed: %s", path, err.message);
+        goto fail;
+    }
+    fclose(fp);
+    free(row_ptrs);
+    *pixels = buf;
+    *width = (int)w;
+    *height = (int)h;
+    return GMM_OK;
+
+fail:
+    if (fp) fclose(fp);
+    free(row_ptrs);
+    free(buf);
+    return st;
+}
+
+gmm_status png_tile_grid_layout(int n_tiles, int rows, int cols, int scale,
+                                const char *const *captions, png_tile_layout *layout)
+{
+    if (!layout) return gmm_error(GMM_ERR_ARG, "png_tile_grid_layout: NULL layout");
+    memset(layout, 0, sizeof *layout);
+    if (n_tiles <= 0 || rows <= 0 || cols <= 0 || scale <= 0)
+        return gmm_error(GMM_ERR_ARG, "tile grid: invalid sizes (%d tiles of %d x %d, scale %d)",
+                         n_tiles, rows, cols, scale);
+    /* 64-bit arithmetic throughout so that absurd arguments are refused, not wrapped. */
+    int64_t grid_cols = (int64_t)ceil(sqrt((double)n_tiles));
+    while (grid_cols * grid_cols < n_tiles) grid_cols++; /* guard sqrt rounding */
+    while ((grid_cols - 1) * (grid_cols - 1) >= n_tiles) grid_cols--;
+    int64_t grid_rows = (n_tiles + grid_cols - 1) / grid_cols;
+    int64_t tile_w = (int64_t)cols * scale, tile_h = (int64_t)rows * scale;
+    int text_scale = scale >= 6 ? 2 : 1;
+    int64_t caption_h = 0, cell_w = tile_w;
+    if (captions) {
+        caption_h = (int64_t)(FONT_GLYPH_HEIGHT + 4) * text_scale;
+        for (int i = 0; i < n_tiles; i++) {
+            if (!captions[i]) continue;
+            size_t len = strlen(captions[i]);
+            if (len > 4096)
+                return gmm_error(GMM_ERR_ARG, "tile grid: caption %d is too long", i);
+            int64_t w = (int64_t)font_text_width(captions[i], text_scale);
+            if (w > cell_w) cell_w = w;
+        }
+    }
+    int64_t cell_h = tile_h + caption_h;
+    int64_t width = PNG_TILE_MARGIN + grid_cols * (cell_w + PNG_TILE_MARGIN);
+    int64_t height = PNG_TILE_MARGIN + grid_rows * (cell_h + PNG_TILE_MARGIN);
+    if (tile_w > PNG_MAX_SIDE || tile_h > PNG_MAX_SIDE || width > PNG_MAX_SIDE ||
+        height > PNG_MAX_SIDE || width * height > (int64_t)PNG_MAX_PIXELS)
+        return gmm_error(GMM_ERR_ARG,
+                         "tile grid: %d tiles of %d x %d at scale %d make an image too large "
+                         "(%lld x %lld)",
+                         n_tiles, rows, cols, scale, (long long)width, (long long)height);
+    layout->grid_cols = (int)grid_cols;
+    layout->grid_rows = (int)grid_rows;
+    layout->tile_width = (int)tile_w;
+    layout->tile_height = (int)tile_h;
+    layout->cell_width = (int)cell_w;
+    layout->cell_height = (int)cell_h;
+    layout->caption_height = (int)caption_h;
+    layout->text_scale = text_scale;
+    layout->width = (int)width;
+    layout->height = (int)height;
+    return GMM_OK;
+}
+
+void png_tile_origin(const png_tile_layout *layout, int i, int *x, int *y)
+{
+    int gc = layout->grid_cols > 0 ? layout->grid_cols : 1;
+    int cell_x = PNG_TILE_MARGIN + (i % gc) * (layout->cell_width + PNG_TILE_MARGIN);
+    int cell_y = PNG_TILE_MARGIN + (i / gc) * (layout->cell_height + PNG_TILE_MARGIN);
+    if (x) *x = cell_x + (layout->cell_width - layout->tile_width) / 2;
+    if (y) *y = cell_y;
+}
+
+static uint8_t to_gray(double v)
+{
+    if (!(v > 0.0)) return 0; /* also NaN */
+    if (v >= 1.0) return 255;
+    return (uint8_t)lround(v * 255.0);
+}
+
+gmm_status png_write_tile_grid(const char *path, const double *tiles, int n_tiles, int rows,
+                               int cols, int scale, const char *const *captions)
+{
+    if (!path || !tiles) return gmm_error(GMM_ERR_ARG, "tile grid: NULL path or tiles");
+    png_tile_layout lay;
+    gmm_status st = png_tile_grid_layout(n_tiles, rows, cols, scale, captions, &lay);
+    if (st != GMM_OK) return st;
+
+    uint8_t *image = malloc((size_t)lay.width * (size_t)lay.height);
+    if (!image) return gmm_error(GMM_ERR_NOMEM, "%s: out of memory for the tile grid", path);
+    memset(image, 255, (size_t)lay.width * (size_t)lay.height);
+
+    const size_t tile_len = (size_t)rows * (size_t)cols;
+    for (int i = 0; i < n_tiles; i++) {
+        int x0, y0;
+        png_tile_origin(&lay, i, &x0, &y0);
+        const double *tile = tiles + (size_t)i * tile_len;
+        for (int y = 0; y < lay.tile_height; y++) {
+            const double *src = tile + (size_t)(y / scale) * (size_t)cols;
+            uint8_t *dst = image + (size_t)(y0 + y) * (size_t)lay.width + (size_t)x0;
+            for (int x = 0; x < lay.tile_width; x++) dst[x] = to_gray(src[x / scale]);
+        }
+        if (captions && captions[i]) {
+            int cell_x = PNG_TILE_MARGIN + (i % lay.grid_cols) * (lay.cell_width + PNG_TILE_MARGIN);
+            int text_w = font_text_width(captions[i], lay.text_scale);
+            int tx = cell_x + (lay.cell_width - text_w) / 2;
+            int ty = y0 + lay.tile_height + 2 * lay.text_scale;
+            font_draw_text(image, lay.width, lay.height, tx, ty, captions[i], lay.text_scale, 0);
+        }
+    }
+    st = png_write_gray(path, image, lay.width, lay.height);
+    free(image);
+    return st;
+}

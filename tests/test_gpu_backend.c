@@ -1,0 +1,398 @@
+/* Check suite for the CUDA backend (models/backend_cuda.cu): every backend operation compared
+ * with the CPU backend on random and awkward sizes (N not a multiple of any block, K = 1,
+ * d = 1, d = 784) for all four covariance types, forced small chunks, float32/TF32 bounds,
+ * the Cholesky failure message, and whole fits (identical labels) on a synthetic mixture and,
+ * when MNIST is present, on the first 5000 real digits. Skips without a GPU. CUDA is touched
+ * only inside the tests (each runs in Check's forked child). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "models/backend.h"
+#include "models/gmm.h"
+#include "tests/testutil.h"
+
+static const gmm_cov_type TYPES[4] = {GMM_COV_FULL, GMM_COV_TIED, GMM_COV_DIAG,
+                                      GMM_COV_SPHERICAL};
+
+static const gmm_backend *gpu(void)
+{
+    const gmm_backend *be = NULL;
+    gmm_status st = gmm_backend_select(GMM_DEVICE_GPU, &be, NULL);
+    ck_assert_msg(st == GMM_OK, "no GPU backend: %s", gmm_error_message(st));
+    ck_assert_str_eq(be->name, "cuda");
+    return be;
+}
+
+#define CHECK_OK(expr)                                                                         \
+    do {                                                                                       \
+        gmm_status st_ = (expr);                                                               \
+        ck_assert_msg(st_ == GMM_OK, "%s: %s", #expr, gmm_error_message(st_));                \
+    } while (0)
+
+/* A valid random model: positive weights, means in [0, 1], well-conditioned covariances. */
+static void random_model(gmm_model *m, int K, int d, gmm_cov_type type, uint64_t seed)
+{
+    CHECK_OK(gmm_model_alloc(m, K, d, type));
+    uint64_t s = seed;
+    double wsum = 0;
+    for (int k = 0; k < K; k++) wsum += m->weights[k] = 0.2 + tu_rand_uniform(&s);
+    for (int k = 0; k < K; k++) m->weights[k] /= wsum;
+    tu_fill_uniform(m->means, (size_t)K * d, 0.0, 1.0, seed + 1);
+    size_t dd = (size_t)d * d;
+    if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
+        int nm = type == GMM_COV_FULL ? K : 1;
+        double *A = malloc(sizeof(double) * dd);
+        for (int k = 0; k < nm; k++) {
+            for (size_t i = 0; i < dd; i++) A[i] = tu_rand_normal(&s);
+            double *c = m->covariances + k * dd;
+            for (int a = 0; a < d; a++)
+                for (int b = 0; b < d; b++) {
+                    double t = 0;
+                    for (int l = 0; l < d; l++) t += A[(size_t)a * d + l] * A[(size_t)b * d + l];
+                    c[(size_t)a * d + b] = 0.05 * t / d + (a == b ? 0.05 : 0.0);
+                }
+        }
+        free(A);
+    } else {
+        size_t n = gmm_cov_size(type, K, d);
+        for (size_t i = 0; i < n; i++) m->covariances[i] = 0.02 + 0.1 * tu_rand_uniform(&s);
+    }
+    m->reg_covar = 1e-6;
+    CHECK_OK(gmm_model_compute_precisions(m));
+}
+
+/* Random responsibilities, rows positive and summing to 1. */
+static void random_resp(double *resp, int64_t N, int K, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (int64_t i = 0; i < N; i++) {
+        double t = 0;
+        for (int k = 0; k < K; k++) t += resp[i * K + k] = 0.05 + tu_rand_uniform(&s);
+        for (int k = 0; k < K; k++) resp[i * K + k] /= t;
+    }
+}
+
+static void poison(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = TU_POISON_F64;
+}
+
+/* Everything one backend produces from the same inputs. */
+typedef struct {
+    double ll, ll2;
+    double *lpn, *log_resp;   /* E-step from the given parameters */
+    gmm_model after_resp;     /* M-step from the given responsibilities */
+    double *nk;
+    gmm_model after_estep;    /* M-step after the E-step (the EM path) */
+} op_results;
+
+static void run_ops(const gmm_backend *be, const double *X, int64_t N, int d, int K,
+                    gmm_cov_type type, gmm_precision precision, const gmm_model *params,
+                    const double *resp, op_results *r)
+{
+    gmm_backend_ctx *ctx = NULL;
+    r->lpn = malloc(sizeof(double) * N);
+    r->log_resp = malloc(sizeof(double) * N * K);
+    r->nk = malloc(sizeof(double) * K);
+    poison(r->lpn, N);
+    poison(r->log_resp, (size_t)N * K);
+    poison(r->nk, K);
+    CHECK_OK(gmm_model_alloc(&r->after_resp, K, d, type));
+    CHECK_OK(gmm_model_alloc(&r->after_estep, K, d, type));
+    size_t cn = gmm_cov_size(type, K, d);
+    poison(r->after_resp.covariances, cn);
+    poison(r->after_resp.precisions_cholesky, cn);
+    poison(r->after_resp.means, (size_t)K * d);
+    poison(r->after_resp.weights, K);
+
+    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision));
+    CHECK_OK(be->set_params(ctx, params));
+    CHECK_OK(be->e_step(ctx, &r->ll));
+    CHECK_OK(be->get_estep(ctx, r->lpn, r->log_resp));
+    gmm_mstep_report rep = {.nk = NULL};
+    CHECK_OK(be->m_step(ctx, 1e-6, &rep));
+    CHECK_OK(be->get_params(ctx, &r->after_estep));
+    CHECK_OK(be->set_resp(ctx, resp));
+    rep.nk = r->nk;
+    CHECK_OK(be->m_step(ctx, 1e-6, &rep));
+    CHECK_OK(be->get_params(ctx, &r->after_resp));
+    CHECK_OK(be->e_step(ctx, &r->ll2));
+    be->destroy(ctx);
+}
+
+static void free_results(op_results *r)
+{
+    free(r->lpn);
+    free(r->log_resp);
+    free(r->nk);
+    gmm_model_free(&r->after_resp);
+    gmm_model_free(&r->after_estep);
+}
+
+static double scalar_rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
+
+/* The worst relative error over everything compared; with core_only, over the E-step from the
+ * given parameters and the M-step statistics (not the precision factors, whose error the
+ * covariances' condition number amplifies: the float32 comparisons). */
+static double worst_error(const op_results *g, const op_results *c, int64_t N, int d, int K,
+                          gmm_cov_type type, int core_only, char *what, size_t what_len)
+{
+    size_t cn = gmm_cov_size(type, K, d);
+    struct {
+        const char *name;
+        double err;
+    } e[] = {
+        {"mean log-likelihood", scalar_rel(g->ll, c->ll)},
+        {"log p(x)", tu_rel_error(g->lpn, c->lpn, N)},
+        {"log_resp", tu_rel_error(g->log_resp, c->log_resp, (size_t)N * K)},
+        {"nk", tu_rel_error(g->nk, c->nk, K)},
+        {"weights", tu_rel_error(g->after_resp.weights, c->after_resp.weights, K)},
+        {"means", tu_rel_error(g->after_resp.means, c->after_resp.means, (size_t)K * d)},
+        {"covariances", tu_rel_error(g->after_resp.covariances, c->after_resp.covariances, cn)},
+        {"precisions_cholesky",
+         tu_rel_error(g->after_resp.precisions_cholesky, c->after_resp.precisions_cholesky, cn)},
+        {"means (EM path)",
+         tu_rel_error(g->after_estep.means, c->after_estep.means, (size_t)K * d)},
+        {"covariances (EM path)",
+         tu_rel_error(g->after_estep.covariances, c->after_estep.covariances, cn)},
+        {"precisions_cholesky (EM path)",
+         tu_rel_error(g->after_estep.precisions_cholesky, c->after_estep.precisions_cholesky, cn)},
+        {"second E-step", scalar_rel(g->ll2, c->ll2)},
+    };
+    double worst = 0;
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
+        if (core_only && (i == 2 || i == 7 || i >= 8)) continue;
+        if (!(e[i].err <= worst)) {
+            worst = e[i].err;
+            snprintf(what, what_len, "%s", e[i].name);
+        }
+    }
+    return worst;
+}
+
+typedef struct {
+    int64_t n;
+    int d, k;
+} shape;
+
+static const shape SHAPES[] = {
+    {1237, 7, 3},  /* N not a multiple of any block size */
+    {1237, 1, 1},  /* d = 1, K = 1 */
+    {517, 1, 5},   /* d = 1, several components */
+    {999, 33, 1},  /* K = 1 */
+    {1237, 784, 2} /* MNIST's d */
+};
+
+static void compare_shape(const shape *sh, gmm_cov_type type, gmm_precision precision, double tol)
+{
+    int64_t N = sh->n;
+    int d = sh->d, K = sh->k;
+    double *X = malloc(sizeof(double) * N * d);
+    double *resp = malloc(sizeof(double) * N * K);
+    uint64_t seed = 1000 + 17 * (uint64_t)N + 31 * d + K + 7 * type;
+    tu_fill_uniform(X, (size_t)N * d, 0.0, 1.0, seed);
+    random_resp(resp, N, K, seed + 5);
+    gmm_model params = {0};
+    random_model(&params, K, d, type, seed + 9);
+
+    op_results c = {0}, g = {0};
+    run_ops(&gmm_backend_cpu, X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &c);
+    run_ops(gpu(), X, N, d, K, type, precision, &params, resp, &g);
+    char what[64] = "";
+    double err = worst_error(&g, &c, N, d, K, type, precision != GMM_PRECISION_FP64, what,
+                             sizeof what);
+    printf("gpu vs cpu: N=%lld d=%d K=%d %-9s %s: worst relative error %.2e (%s)\n",
+           (long long)N, d, K, gmm_cov_type_name(type), gmm_precision_name(precision), err, what);
+    ck_assert_msg(err < tol, "N=%lld d=%d K=%d %s %s: %s relative error %.3e >= %.0e",
+                  (long long)N, d, K, gmm_cov_type_name(type), gmm_precision_name(precision),
+                  what, err, tol);
+    free_results(&c);
+    free_results(&g);
+    gmm_model_free(&params);
+    free(X);
+    free(resp);
+}
+
+START_TEST(test_ops_vs_cpu)
+{
+    if (!tu_gpu_available()) return;
+    for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
+        compare_shape(&SHAPES[s], TYPES[_i], GMM_PRECISION_FP64, 1e-10);
+}
+END_TEST
+
+/* Forced small chunks (GMM_CUDA_CHUNK_ROWS) give the unchunked results up to rounding. */
+START_TEST(test_small_chunks)
+{
+    if (!tu_gpu_available()) return;
+    gmm_cov_type type = TYPES[_i];
+    int64_t N = 1237;
+    int d = 40, K = 4;
+    double *X = malloc(sizeof(double) * N * d);
+    double *resp = malloc(sizeof(double) * N * K);
+    tu_fill_uniform(X, (size_t)N * d, 0.0, 1.0, 77);
+    random_resp(resp, N, K, 78);
+    gmm_model params = {0};
+    random_model(&params, K, d, type, 79);
+    op_results whole = {0}, chunked = {0};
+    unsetenv("GMM_CUDA_CHUNK_ROWS");
+    run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &whole);
+    setenv("GMM_CUDA_CHUNK_ROWS", "100", 1);
+    run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &chunked);
+    unsetenv("GMM_CUDA_CHUNK_ROWS");
+    char what[64] = "";
+    double err = worst_error(&chunked, &whole, N, d, K, type, 0, what, sizeof what);
+    printf("chunks of 100 rows vs whole, %s: worst relative error %.2e (%s)\n",
+           gmm_cov_type_name(type), err, what);
+    ck_assert_msg(err < 1e-12, "%s: chunked %s differs by %.3e", gmm_cov_type_name(type), what, err);
+    free_results(&whole);
+    free_results(&chunked);
+    gmm_model_free(&params);
+    free(X);
+    free(resp);
+}
+END_TEST
+
+/* float32 and TF32 against the float64 CPU: bounded, not exact. */
+START_TEST(test_single_precision)
+{
+    if (!tu_gpu_available()) return;
+    static const shape sh[] = {{1237, 784, 3}, {2000, 50, 4}};
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < 2; s++) {
+            compare_shape(&sh[s], TYPES[t], GMM_PRECISION_FP32, 1e-4);
+            compare_shape(&sh[s], TYPES[t], GMM_PRECISION_TF32, 2e-2);
+        }
+}
+END_TEST
+
+/* A covariance that is exactly singular with reg_covar = 0 fails naming the component. */
+START_TEST(test_cholesky_failure)
+{
+    if (!tu_gpu_available()) return;
+    gmm_cov_type type = TYPES[_i];
+    if (type == GMM_COV_TIED) return; /* a tied covariance pools every sample */
+    int64_t N = 60;
+    int d = 3, K = 2;
+    double *X = malloc(sizeof(double) * N * d);
+    double *resp = calloc(N * K, sizeof(double));
+    tu_fill_uniform(X, (size_t)N * d, 1.0, 2.0, 5);
+    for (int64_t i = 0; i < N; i++) {
+        int k = i < 5 ? 1 : 0; /* component 1 holds five copies of the origin */
+        if (k == 1) memset(X + i * d, 0, sizeof(double) * d);
+        resp[i * K + k] = 1.0;
+    }
+    const gmm_backend *be = gpu();
+    gmm_backend_ctx *ctx = NULL;
+    CHECK_OK(be->create(&ctx, X, N, d, K, type, GMM_PRECISION_FP64));
+    CHECK_OK(be->set_resp(ctx, resp));
+    gmm_error_clear();
+    gmm_status st = be->m_step(ctx, 0.0, NULL);
+    const char *msg = gmm_error_message(st);
+    printf("expected failure: %s\n", msg);
+    ck_assert_int_eq(st, GMM_ERR_CHOLESKY);
+    ck_assert_msg(strstr(msg, "component 1") && strstr(msg, "reg-covar"), "message: %s", msg);
+    be->destroy(ctx);
+    free(X);
+    free(resp);
+}
+END_TEST
+
+static int count_label_differences(const int *a, const int *b, int64_t n)
+{
+    int diff = 0;
+    for (int64_t i = 0; i < n; i++) diff += a[i] != b[i];
+    return diff;
+}
+
+/* Whole fits on the CPU and the GPU from the same seed: the same labels. */
+static void compare_fits(const double *X, int64_t N, int d, int K, int max_iter, const char *what)
+{
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = K;
+    o.seed = 3;
+    o.max_iter = max_iter;
+    gmm_model mc = {0}, mg = {0};
+    o.device = GMM_DEVICE_CPU;
+    CHECK_OK(gmm_fit(X, N, d, &o, &mc));
+    o.device = GMM_DEVICE_GPU;
+    CHECK_OK(gmm_fit(X, N, d, &o, &mg));
+    int *lc = malloc(sizeof(int) * N), *lg = malloc(sizeof(int) * N);
+    CHECK_OK(gmm_score_samples(&mc, X, N, GMM_DEVICE_CPU, NULL, NULL, lc));
+    CHECK_OK(gmm_score_samples(&mg, X, N, GMM_DEVICE_CPU, NULL, NULL, lg));
+    int diff = count_label_differences(lc, lg, N);
+    printf("whole fit, %s: cpu %d iterations lower bound %.12g; gpu %d iterations %.12g; "
+           "%d of %lld labels differ\n",
+           what, mc.n_iter, mc.lower_bound, mg.n_iter, mg.lower_bound, diff, (long long)N);
+    ck_assert_int_eq(mc.n_iter, mg.n_iter);
+    ck_assert_msg(scalar_rel(mg.lower_bound, mc.lower_bound) < 1e-9, "lower bounds differ");
+    ck_assert_int_eq(diff, 0);
+    free(lc);
+    free(lg);
+    gmm_model_free(&mc);
+    gmm_model_free(&mg);
+}
+
+START_TEST(test_fit_synthetic)
+{
+    if (!tu_gpu_available()) return;
+    int64_t N = 3001;
+    int d = 12, K = 5;
+    double *X = malloc(sizeof(double) * N * d);
+    uint64_t s = 11;
+    for (int64_t i = 0; i < N; i++) {
+        int k = (int)(i % K);
+        for (int j = 0; j < d; j++)
+            X[i * d + j] = 8.0 * ((j % K) == k) + (1.0 + 0.2 * k) * tu_rand_normal(&s);
+    }
+    compare_fits(X, N, d, K, 100, "synthetic 3001 x 12, K = 5");
+    free(X);
+}
+END_TEST
+
+START_TEST(test_fit_mnist)
+{
+    if (!tu_gpu_available()) return;
+    const char *dir = tu_mnist_dir();
+    if (!dir) {
+        printf("MNIST fit comparison skipped: no MNIST_DIR\n");
+        return;
+    }
+    dataset ds;
+    CHECK_OK(dataset_load(dir, DATASET_TRAIN, &ds));
+    dataset_truncate(&ds, 5000);
+    double *X = NULL;
+    CHECK_OK(dataset_to_double(&ds, &X));
+    compare_fits(X, ds.n_samples, ds.rows * ds.cols, 10, 10, "MNIST first 5000, K = 10, 10 iterations");
+    free(X);
+    dataset_free(&ds);
+}
+END_TEST
+
+static Suite *gpu_backend_suite(void)
+{
+    Suite *s = suite_create("gpu_backend");
+    TCase *tc = tcase_create("ops");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_ops_vs_cpu, 0, 4);
+    tcase_add_loop_test(tc, test_small_chunks, 0, 4);
+    tcase_add_test(tc, test_single_precision);
+    tcase_add_loop_test(tc, test_cholesky_failure, 0, 4);
+    tcase_add_test(tc, test_fit_synthetic);
+    tcase_add_test(tc, test_fit_mnist);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return 0;
+    }
+    return tu_run_suite(gpu_backend_suite());
+}
