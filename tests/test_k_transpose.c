@@ -19,10 +19,12 @@ static void run(int gpu)
         for (size_t i = 0; i < rows * cols; i++) out[i] = NAN;
         gmm_status st = gpu ? transpose_cuda_host(in, rows, cols, out) : transpose_cpu(in, rows, cols, out);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+        size_t wrong = 0, first = 0;
         for (size_t i = 0; i < rows; i++)
             for (size_t j = 0; j < cols; j++)
-                ck_assert_msg(out[j * rows + i] == in[i * cols + j], "%zu x %zu: (%zu, %zu)", rows,
-                              cols, i, j);
+                if (!(out[j * rows + i] == in[i * cols + j]) && !wrong++) first = i * cols + j;
+        ck_assert_msg(wrong == 0, "%zu x %zu: %zu cells differ, the first at input (%zu, %zu)",
+                      rows, cols, wrong, first / cols, first % cols);
         free(in), free(out);
     }
 }

@@ -1,0 +1,425 @@
+/* gmm-bench experiments for the data-parallel operations: kNN, per-query distance histograms,
+ * local entropy, transpose and 2-D convolution, at the sizes of ../shared/docs/benchmarks.md.
+ * Each times the CPU twin on the host (all cores), the CUDA kernel (and cuBLAS for kNN) on the
+ * device with CUDA events (kernels/bench_gpu.h), checks the GPU results against the CPU twin and
+ * fills one row. Where the CPU twin would take minutes (kNN, histograms) it runs on a slice of the
+ * queries and its time is scaled up to the full size, which the row's note says. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/bench_ops.h"
+#include "kernels/bench_gpu.h"
+#include "kernels/conv2d.h"
+#include "kernels/dist_hist.h"
+#include "kernels/entropy.h"
+#include "kernels/knn.h"
+#include "kernels/transpose.h"
+
+/* ---- shared pieces ---- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void fill_f(float *x, size_t n, float lo, float hi, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < (n + 4095) / 4096; b++) {
+        uint64_t s = seed ^ (b * 0x632be59bd9b4e019ull);
+        size_t end = (b + 1) * 4096 < n ? (b + 1) * 4096 : n;
+        for (size_t i = b * 4096; i < end; i++)
+            x[i] = (float)(lo + (hi - lo) * ((rng_next(&s) >> 11) * 0x1.0p-53));
+    }
+}
+
+#define CHECK_ALLOC(p)                                                                             \
+    do {                                                                                           \
+        if (!(p)) {                                                                                \
+            bench_note(row, "out of host memory");                                                 \
+            rc = 1;                                                                                \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_DEV(expr)                                                                            \
+    do {                                                                                           \
+        gmm_status s_ = (expr);                                                                    \
+        if (s_ != GMM_OK) {                                                                        \
+            bench_note(row, "%s", gmm_error_message(s_));                                          \
+            rc = 1;                                                                                \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static int judge(bench_row *row, const char *what, double err, double bound)
+{
+    if (err > row->max_rel_err) row->max_rel_err = err;
+    if (!(err <= bound)) {
+        bench_note(row, "%s rel err %.2e > %.0e", what, err, bound);
+        return 1;
+    }
+    return 0;
+}
+
+/* The copy ceiling in GB/s, the figure of benchmarks.md when none was measured (no GPU). */
+static double copy_gbps(const bench_config *config)
+{
+    return (config->copy_tbps > 0 ? config->copy_tbps : 2.98) * 1e3;
+}
+
+/* ---- kNN: m queries x n refs, d = 256, k = 20 ---- */
+
+typedef struct {
+    size_t m, n, d, k, m_cpu;
+    float *Q, *R, *dist;
+    int32_t *idx;
+    float *d_Q, *d_R, *d_dist;
+    int32_t *d_idx;
+} knn_ctx;
+
+static gmm_status knn_cpu_w(void *p)
+{
+    knn_ctx *c = p;
+    return knn_cpu(c->Q, c->m_cpu, c->R, c->n, c->d, c->k, c->idx, c->dist);
+}
+static gmm_status knn_cuda_w(void *p)
+{
+    knn_ctx *c = p;
+    return knn_cuda(c->d_Q, c->m, c->d_R, c->n, c->d, c->k, c->d_idx, c->d_dist);
+}
+static gmm_status knn_lib_w(void *p)
+{
+    knn_ctx *c = p;
+    return knn_cublas(c->d_Q, c->m, c->d_R, c->n, c->d, c->k, c->d_idx, c->d_dist);
+}
+
+int bench_knn(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    knn_ctx c = {.m = bench_scaled(config, 32768, 256), .n = 32768, .d = 256, .k = 20};
+    float *ref = NULL, *out = NULL;
+    c.m_cpu = c.m < 2048 ? c.m : 2048;
+    snprintf(row->size, sizeof row->size, "m=%zu n=%zu d=%zu k=%zu fp32", c.m, c.n, c.d, c.k);
+    row->work = 2.0 * c.m * c.n * c.d; /* the GEMM form's flops */
+    row->bytes_bound = 0;
+    row->ceiling = config->fp32_gemm_tflops * 1e3;
+    row->target_ms = 20.0 * c.m / 32768.0;
+    c.Q = malloc(sizeof(float) * c.m * c.d);
+    c.R = malloc(sizeof(float) * c.n * c.d);
+    c.idx = malloc(sizeof(int32_t) * c.m * c.k);
+    c.dist = malloc(sizeof(float) * c.m * c.k);
+    ref = malloc(sizeof(float) * c.m_cpu * c.k);
+    out = malloc(sizeof(float) * c.m * c.k);
+    CHECK_ALLOC(c.Q && c.R && c.idx && c.dist && ref && out);
+    fill_f(c.Q, c.m * c.d, 0.0f, 1.0f, 11);
+    fill_f(c.R, c.n * c.d, 0.0f, 1.0f, 12);
+    /* the CPU twin on the first m_cpu queries: the reference for the check, and its time */
+    {
+        int reps = config->skip_cpu ? 1 : bench_cpu_repeats(config);
+        double ms = bench_time_host(knn_cpu_w, NULL, &c, 0, reps);
+        if (ms < 0) CHECK_DEV(knn_cpu_w(&c));
+        memcpy(ref, c.dist, sizeof(float) * c.m_cpu * c.k);
+        if (!config->skip_cpu) {
+            row->cpu_ms = ms * (double)c.m / (double)c.m_cpu;
+            if (c.m_cpu < c.m) bench_note(row, "CPU twin on %zu queries, time x%.0f", c.m_cpu, (double)c.m / c.m_cpu);
+        }
+    }
+    if (!bench_have_gpu()) goto done;
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_Q, sizeof(float) * c.m * c.d));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_R, sizeof(float) * c.n * c.d));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_idx, sizeof(int32_t) * c.m * c.k));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_dist, sizeof(float) * c.m * c.k));
+    CHECK_DEV(bench_gpu_upload(c.d_Q, c.Q, sizeof(float) * c.m * c.d));
+    CHECK_DEV(bench_gpu_upload(c.d_R, c.R, sizeof(float) * c.n * c.d));
+    row->cuda_ms = bench_time_device(config, knn_cuda_w, NULL, &c);
+    CHECK_DEV(bench_gpu_download(out, c.d_dist, sizeof(float) * c.m * c.k));
+    rc |= judge(row, "CUDA dists", bench_rel_error_f(out, ref, c.m_cpu * c.k), 1e-5);
+    row->lib_ms = bench_time_device(config, knn_lib_w, NULL, &c);
+    CHECK_DEV(bench_gpu_download(out, c.d_dist, sizeof(float) * c.m * c.k));
+    rc |= judge(row, "cuBLAS dists", bench_rel_error_f(out, ref, c.m_cpu * c.k), 1e-4);
+    if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
+    bench_note(row, "lib = SGEMM + our k-select");
+done:
+    bench_gpu_free(c.d_Q);
+    bench_gpu_free(c.d_R);
+    bench_gpu_free(c.d_idx);
+    bench_gpu_free(c.d_dist);
+    free(c.Q), free(c.R), free(c.idx), free(c.dist), free(ref), free(out);
+    return rc;
+}
+
+/* ---- distance histograms: 1,000,000 refs x 10,000 queries, d = 128, 5000 bins ---- */
+
+typedef struct {
+    size_t q, n, d, bins, q_cpu;
+    float *Q, *R;
+    uint32_t *H;
+    float *d_Q, *d_R, *d_min, *d_max;
+    uint32_t *d_H;
+} hist_ctx;
+
+static gmm_status hist_cpu_w(void *p)
+{
+    hist_ctx *c = p;
+    return dist_hist_cpu(c->Q, c->q_cpu, c->R, c->n, c->d, c->bins, c->H, NULL, NULL);
+}
+static gmm_status hist_cuda_w(void *p)
+{
+    hist_ctx *c = p;
+    return dist_hist_cuda(c->d_Q, c->q, c->d_R, c->n, c->d, c->bins, c->d_H, c->d_min, c->d_max);
+}
+
+int bench_histogram(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    hist_ctx c = {.q = bench_scaled(config, 10000, 100), .n = 1000000, .d = 128, .bins = 5000};
+    uint32_t *out = NULL;
+    c.q_cpu = c.q < 100 ? c.q : 100;
+    snprintf(row->size, sizeof row->size, "%zu refs x %zu queries d=%zu %zu bins", c.n, c.q, c.d, c.bins);
+    row->work = 2.0 * c.q * c.n * c.d; /* one pass of distances; the kernel makes two */
+    row->bytes_bound = 0;
+    row->ceiling = config->fp32_gemm_tflops * 1e3;
+    row->target_ms = 1000.0 * c.q / 10000.0;
+    c.Q = malloc(sizeof(float) * c.q * c.d);
+    c.R = malloc(sizeof(float) * c.n * c.d);
+    c.H = malloc(sizeof(uint32_t) * c.q_cpu * c.bins);
+    out = malloc(sizeof(uint32_t) * c.q * c.bins);
+    CHECK_ALLOC(c.Q && c.R && c.H && out);
+    fill_f(c.Q, c.q * c.d, 0.0f, 1.0f, 21);
+    fill_f(c.R, c.n * c.d, 0.0f, 1.0f, 22);
+    {
+        double ms = bench_time_host(hist_cpu_w, NULL, &c, 0, 1);
+        if (ms < 0) CHECK_DEV(hist_cpu_w(&c));
+        if (!config->skip_cpu) {
+            row->cpu_ms = ms * (double)c.q / (double)c.q_cpu;
+            bench_note(row, "CPU twin on %zu queries, time x%.0f", c.q_cpu, (double)c.q / c.q_cpu);
+        }
+    }
+    if (!bench_have_gpu()) goto done;
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_Q, sizeof(float) * c.q * c.d));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_R, sizeof(float) * c.n * c.d));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_H, sizeof(uint32_t) * c.q * c.bins));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_min, sizeof(float) * c.q));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_max, sizeof(float) * c.q));
+    CHECK_DEV(bench_gpu_upload(c.d_Q, c.Q, sizeof(float) * c.q * c.d));
+    CHECK_DEV(bench_gpu_upload(c.d_R, c.R, sizeof(float) * c.n * c.d));
+    row->cuda_ms = bench_time_device(config, hist_cuda_w, NULL, &c);
+    CHECK_DEV(bench_gpu_download(out, c.d_H, sizeof(uint32_t) * c.q * c.bins));
+    {
+        /* counts moved across a bin edge by rounding, over all counts; each histogram sums to N */
+        double moved = 0, total = 0;
+        for (size_t i = 0; i < c.q_cpu; i++) {
+            uint64_t sum = 0;
+            for (size_t b = 0; b < c.bins; b++) {
+                double a = out[i * c.bins + b], r = c.H[i * c.bins + b];
+                moved += fabs(a - r);
+                total += r;
+                sum += out[i * c.bins + b];
+            }
+            if (sum != c.n) {
+                bench_note(row, "query %zu histogram sums to %llu", i, (unsigned long long)sum);
+                rc = 1;
+            }
+        }
+        /* bound: float32 distances summed in another order move ~1e-6 x dist, a few tenths of
+         * a percent of the counts at 5000 bins over the queries' ranges */
+        rc |= judge(row, "histogram L1", moved / total, 1e-2);
+    }
+    if (row->cuda_ms < 0) rc = 1;
+    bench_note(row, "rate: 1 pass; kernel does 2");
+done:
+    bench_gpu_free(c.d_Q);
+    bench_gpu_free(c.d_R);
+    bench_gpu_free(c.d_H);
+    bench_gpu_free(c.d_min);
+    bench_gpu_free(c.d_max);
+    free(c.Q), free(c.R), free(c.H), free(out);
+    return rc;
+}
+
+/* ---- local entropy 2560 x 2560 ---- */
+
+typedef struct {
+    size_t rows, cols;
+    uint8_t *L, *d_L;
+    float *E, *d_E;
+} ent_ctx;
+
+static gmm_status ent_cpu_w(void *p)
+{
+    ent_ctx *c = p;
+    return entropy_cpu(c->L, c->rows, c->cols, c->E);
+}
+static gmm_status ent_cuda_w(void *p)
+{
+    ent_ctx *c = p;
+    return entropy_cuda(c->d_L, c->rows, c->cols, c->d_E);
+}
+
+int bench_entropy(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    ent_ctx c = {.rows = bench_scaled(config, 2560, 16), .cols = 2560};
+    const size_t n = c.rows * c.cols;
+    float *out = NULL;
+    snprintf(row->size, sizeof row->size, "%zux%zu u8 -> f32, 5x5", c.rows, c.cols);
+    row->work = (double)n * (sizeof(uint8_t) + sizeof(float));
+    row->bytes_bound = 1;
+    row->ceiling = copy_gbps(config);
+    row->target_ms = 0.1 * c.rows / 2560.0;
+    c.L = malloc(n);
+    c.E = malloc(sizeof(float) * n);
+    out = malloc(sizeof(float) * n);
+    CHECK_ALLOC(c.L && c.E && out);
+    {
+        uint64_t s = 31;
+        for (size_t i = 0; i < n; i++) c.L[i] = (uint8_t)(rng_next(&s) % 16);
+    }
+    {
+        double ms = bench_time_host(ent_cpu_w, NULL, &c, 1, bench_cpu_repeats(config));
+        if (ms < 0) CHECK_DEV(ent_cpu_w(&c));
+        if (!config->skip_cpu) row->cpu_ms = ms;
+    }
+    if (!bench_have_gpu()) goto done;
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_L, n));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_E, sizeof(float) * n));
+    CHECK_DEV(bench_gpu_upload(c.d_L, c.L, n));
+    row->cuda_ms = bench_time_device(config, ent_cuda_w, NULL, &c);
+    CHECK_DEV(bench_gpu_download(out, c.d_E, sizeof(float) * n));
+    rc |= judge(row, "CUDA", bench_rel_error_f(out, c.E, n), 1e-6);
+    if (row->cuda_ms < 0) rc = 1;
+    bench_note(row, "33 MB fits in L2");
+done:
+    bench_gpu_free(c.d_L);
+    bench_gpu_free(c.d_E);
+    free(c.L), free(c.E), free(out);
+    return rc;
+}
+
+/* ---- transpose 10000 x 10000 fp32 ---- */
+
+typedef struct {
+    size_t rows, cols;
+    float *A, *T, *d_A, *d_T;
+} tr_ctx;
+
+static gmm_status tr_cpu_w(void *p)
+{
+    tr_ctx *c = p;
+    return transpose_cpu(c->A, c->rows, c->cols, c->T);
+}
+static gmm_status tr_cuda_w(void *p)
+{
+    tr_ctx *c = p;
+    return transpose_cuda(c->d_A, c->rows, c->cols, c->d_T);
+}
+
+int bench_transpose(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    tr_ctx c = {.rows = bench_scaled(config, 10000, 32), .cols = 10000};
+    const size_t n = c.rows * c.cols;
+    float *out = NULL;
+    snprintf(row->size, sizeof row->size, "%zux%zu fp32", c.rows, c.cols);
+    row->work = 2.0 * sizeof(float) * n;
+    row->bytes_bound = 1;
+    row->ceiling = copy_gbps(config);
+    row->target_ms = row->work / (0.8 * row->ceiling * 1e9) * 1e3; /* >= 80% of the copy */
+    c.A = malloc(sizeof(float) * n);
+    c.T = malloc(sizeof(float) * n);
+    out = malloc(sizeof(float) * n);
+    CHECK_ALLOC(c.A && c.T && out);
+    fill_f(c.A, n, -1.0f, 1.0f, 41);
+    {
+        double ms = bench_time_host(tr_cpu_w, NULL, &c, 1, bench_cpu_repeats(config));
+        if (ms < 0) CHECK_DEV(tr_cpu_w(&c));
+        if (!config->skip_cpu) row->cpu_ms = ms;
+    }
+    if (!bench_have_gpu()) goto done;
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_A, sizeof(float) * n));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_T, sizeof(float) * n));
+    CHECK_DEV(bench_gpu_upload(c.d_A, c.A, sizeof(float) * n));
+    row->cuda_ms = bench_time_device(config, tr_cuda_w, NULL, &c);
+    CHECK_DEV(bench_gpu_download(out, c.d_T, sizeof(float) * n));
+    rc |= judge(row, "CUDA", bench_rel_error_f(out, c.T, n), 0.0);
+    if (row->cuda_ms < 0) rc = 1;
+done:
+    bench_gpu_free(c.d_A);
+    bench_gpu_free(c.d_T);
+    free(c.A), free(c.T), free(out);
+    return rc;
+}
+
+/* ---- 2-D convolution 10000 x 10000, 3 x 3, int32 ---- */
+
+typedef struct {
+    size_t rows, cols;
+    int32_t *A, *B, *d_A, *d_B, filter[9];
+} conv_ctx;
+
+static gmm_status conv_cpu_w(void *p)
+{
+    conv_ctx *c = p;
+    return conv2d_i32_cpu(c->A, c->rows, c->cols, c->filter, 3, c->B);
+}
+static gmm_status conv_cuda_w(void *p)
+{
+    conv_ctx *c = p;
+    return conv2d_i32_cuda(c->d_A, c->rows, c->cols, c->filter, 3, c->d_B);
+}
+
+int bench_conv2d(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    conv_ctx c = {.rows = bench_scaled(config, 10000, 16), .cols = 10000,
+                  .filter = {1, -2, 3, -4, 5, -6, 7, -8, 9}};
+    const size_t n = c.rows * c.cols, on = (c.rows - 2) * (c.cols - 2);
+    int32_t *out = NULL;
+    snprintf(row->size, sizeof row->size, "%zux%zu 3x3 int32", c.rows, c.cols);
+    row->work = (double)sizeof(int32_t) * (n + on);
+    row->bytes_bound = 1;
+    row->ceiling = copy_gbps(config);
+    row->target_ms = row->work / (0.7 * row->ceiling * 1e9) * 1e3; /* >= 70% of the copy */
+    c.A = malloc(sizeof(int32_t) * n);
+    c.B = malloc(sizeof(int32_t) * on);
+    out = malloc(sizeof(int32_t) * on);
+    CHECK_ALLOC(c.A && c.B && out);
+    {
+        uint64_t s = 51;
+        for (size_t i = 0; i < n; i++) c.A[i] = (int32_t)(rng_next(&s) % 2001) - 1000;
+    }
+    {
+        double ms = bench_time_host(conv_cpu_w, NULL, &c, 1, bench_cpu_repeats(config));
+        if (ms < 0) CHECK_DEV(conv_cpu_w(&c));
+        if (!config->skip_cpu) row->cpu_ms = ms;
+    }
+    if (!bench_have_gpu()) goto done;
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_A, sizeof(int32_t) * n));
+    CHECK_DEV(bench_gpu_alloc((void **)&c.d_B, sizeof(int32_t) * on));
+    CHECK_DEV(bench_gpu_upload(c.d_A, c.A, sizeof(int32_t) * n));
+    row->cuda_ms = bench_time_device(config, conv_cuda_w, NULL, &c);
+    CHECK_DEV(bench_gpu_download(out, c.d_B, sizeof(int32_t) * on));
+    {
+        size_t wrong = 0;
+        for (size_t i = 0; i < on; i++) wrong += out[i] != c.B[i];
+        row->max_rel_err = (double)wrong / on;
+        if (wrong) {
+            bench_note(row, "%zu int32 outputs differ", wrong);
+            rc = 1;
+        }
+    }
+    if (row->cuda_ms < 0) rc = 1;
+    bench_note(row, "no cuDNN here: no lib column");
+done:
+    bench_gpu_free(c.d_A);
+    bench_gpu_free(c.d_B);
+    free(c.A), free(c.B), free(out);
+    return rc;
+}
