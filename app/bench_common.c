@@ -1,0 +1,128 @@
+/* Shared helpers of gmm-bench (see bench.h and bench_ops.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/bench_ops.h"
+#include "kernels/bench_gpu.h"
+#include "kernels/gpu_info.h"
+
+double bench_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *values, int n)
+{
+    if (n <= 0) return -1;
+    qsort(values, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+void bench_row_init(bench_row *row, const char *op)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->op, sizeof row->op, "%s", op);
+    row->cpu_ms = row->cuda_ms = row->lib_ms = -1;
+    row->max_rel_err = -1;
+}
+
+int bench_have_gpu(void)
+{
+    static int cached = -1;
+    if (cached < 0) cached = gmm_cuda_built() && gmm_gpu_count() > 0;
+    return cached;
+}
+
+int bench_cpu_repeats(const bench_config *config)
+{
+    return config->repeats < 3 ? (config->repeats > 0 ? config->repeats : 1) : 3;
+}
+
+double bench_time_host(bench_host_work fn, bench_host_work before, void *ctx, int warmup,
+                       int repeats)
+{
+    double times[64];
+    if (repeats > 64) repeats = 64;
+    if (repeats < 1) repeats = 1;
+    for (int i = 0; i < warmup; i++) {
+        if (before && before(ctx) != GMM_OK) return -1;
+        if (fn(ctx) != GMM_OK) return -1;
+    }
+    for (int i = 0; i < repeats; i++) {
+        if (before && before(ctx) != GMM_OK) return -1;
+        double t0 = bench_now_ms();
+        if (fn(ctx) != GMM_OK) return -1;
+        times[i] = bench_now_ms() - t0;
+    }
+    return bench_median(times, repeats);
+}
+
+double bench_time_device(const bench_config *config, bench_device_work fn,
+                         bench_device_work before, void *ctx)
+{
+    int repeats = config->repeats > 0 ? config->repeats : 1;
+    if (repeats > 1000) repeats = 1000;
+    double *times = malloc(sizeof(double) * (size_t)repeats);
+    if (!times) return -1;
+    double result = -1;
+    if (bench_gpu_time(fn, before, ctx, config->warmup, repeats, times) == GMM_OK)
+        result = bench_median(times, repeats);
+    free(times);
+    return result;
+}
+
+size_t bench_scaled(const bench_config *config, size_t full, size_t minimum)
+{
+    double s = config->scale > 0 ? config->scale : 1.0;
+    size_t n = (size_t)llround((double)full * s);
+    return n < minimum ? minimum : n;
+}
+
+void bench_note(bench_row *row, const char *fmt, ...)
+{
+    size_t len = strlen(row->note);
+    if (len + 3 >= sizeof row->note) return;
+    if (len) {
+        strcat(row->note, "; ");
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(row->note + len, sizeof row->note - len, fmt, ap);
+    va_end(ap);
+}
+
+double bench_rel_error(const double *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(a[i])) return INFINITY;
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+double bench_rel_error_f(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(a[i])) return INFINITY;
+        double d = (double)a[i] - b[i];
+        num += d * d;
+        den += (double)b[i] * b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}

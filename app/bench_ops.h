@@ -1,0 +1,65 @@
+/* The experiments gmm-bench runs, one function per operation (see bench.h for the row they fill),
+ * and the helpers they share (app/bench_common.c). Each bench_<op> returns 0 when it ran and its
+ * results matched, a negative value when it could not run (not implemented, no GPU for the only
+ * version it has), and a positive value when it failed (an error, or results out of bounds). */
+#ifndef GMM_BENCH_OPS_H
+#define GMM_BENCH_OPS_H
+
+#include <stddef.h>
+
+#include "app/bench.h"
+#include "kernels/gmm_status.h"
+
+/* app/bench_dense.c: the dense float64 operations and the matrix-vector product. */
+int bench_matmul(const bench_config *config, bench_row *row);
+int bench_covariance(const bench_config *config, bench_row *row);
+int bench_wcov(const bench_config *config, bench_row *row);
+int bench_cholesky(const bench_config *config, bench_row *row);
+int bench_cholesky_batched(const bench_config *config, bench_row *row);
+int bench_trsm(const bench_config *config, bench_row *row);
+int bench_matvec(const bench_config *config, bench_row *row);     /* float32 */
+int bench_matvec_f64(const bench_config *config, bench_row *row);
+
+/* app/bench_data.c: the data-parallel operations. */
+int bench_knn(const bench_config *config, bench_row *row);
+int bench_histogram(const bench_config *config, bench_row *row);
+int bench_entropy(const bench_config *config, bench_row *row);
+int bench_transpose(const bench_config *config, bench_row *row);
+int bench_conv2d(const bench_config *config, bench_row *row);
+
+/* app/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
+ * (argv[0] = "em") and returns the process exit code. */
+int bench_em(int argc, char **argv);
+
+/* ---- shared helpers (app/bench_common.c) ---- */
+
+/* A row with every time unset (-1) and the op name filled in. */
+void bench_row_init(bench_row *row, const char *op);
+/* 1 when the GPU columns can be run (CUDA built and a device present); cached. */
+int bench_have_gpu(void);
+/* Repeats for a CPU twin: config->repeats, capped at 3 (twins take up to seconds). */
+int bench_cpu_repeats(const bench_config *config);
+/* Median milliseconds of `repeats` calls of fn(ctx) on the host (one warm-up call first unless
+ * warmup is 0); before(ctx), when not NULL, runs untimed before each call. Returns -1 when fn
+ * fails. */
+typedef gmm_status (*bench_host_work)(void *ctx);
+double bench_time_host(bench_host_work fn, bench_host_work before, void *ctx, int warmup,
+                       int repeats);
+/* Median milliseconds of a GPU work function (kernels/bench_gpu.h), or -1 on failure (the error
+ * detail is left in gmm_error_message). */
+typedef gmm_status (*bench_device_work)(void *ctx);
+double bench_time_device(const bench_config *config, bench_device_work fn,
+                         bench_device_work before, void *ctx);
+/* Scaled size: max(minimum, round(full * config->scale)). */
+size_t bench_scaled(const bench_config *config, size_t full, size_t minimum);
+/* Appends to row->note (separated by "; "). */
+void bench_note(bench_row *row, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* ||a - b|| / ||b||, INFINITY when a holds a NaN or infinity. */
+double bench_rel_error(const double *a, const double *b, size_t n);
+double bench_rel_error_f(const float *a, const float *b, size_t n);
+
+#endif

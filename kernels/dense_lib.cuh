@@ -1,0 +1,30 @@
+/* Internal to the dense kernels' .cu files: the per-thread cuBLAS and cuSOLVER handles of the
+ * library paths, the stream cast, the multiprocessor count, and the symmetric mirror/scale pass
+ * shared by covariance and wcov. */
+#ifndef GMM_DENSE_LIB_CUH
+#define GMM_DENSE_LIB_CUH
+
+#include "kernels/cuda_check.h"
+
+static inline cudaStream_t dense_stream(void *stream) { return (cudaStream_t)stream; }
+
+/* The calling thread's handle (created on first use, kept for the process), bound to stream. */
+gmm_status dense_cublas_handle(cudaStream_t stream, cublasHandle_t *handle);
+gmm_status dense_cusolver_handle(cudaStream_t stream, cusolverDnHandle_t *handle);
+/* Multiprocessors of the current device (cached per device). */
+int dense_sm_count(void);
+
+/* Number of split-K slabs for a grid of `tiles` independent output tiles when `resident` blocks
+ * fit on the device at once: the count (at most max_slabs) whose last wave is fullest, the
+ * smaller on ties, so that no nearly empty tail wave doubles the time. */
+size_t dense_pick_slabs(size_t tiles, size_t resident, size_t max_slabs);
+
+/* cov[i][j] for j > i := cov[j][i], and every element times scale (times *d_scale when it is not
+ * NULL, a device scalar). Reads the lower triangle only. */
+gmm_status dense_mirror_scale(double *d_cov, int dim, double scale, const double *d_scale,
+                              cudaStream_t stream);
+/* d_inv_sum[0] = 1 / (sum_i w[i * stride] + 10 * DBL_EPSILON), deterministic single block. */
+gmm_status dense_inverse_weight_sum(const double *d_w, size_t n, size_t stride, double *d_inv_sum,
+                                    cudaStream_t stream);
+
+#endif

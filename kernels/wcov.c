@@ -1,0 +1,78 @@
+/* CPU versions of the weighted covariance (see wcov.h). */
+#include "kernels/wcov.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "linalg/blas_cpu.h"
+
+static double weight_sum(const double *w, size_t n, size_t stride)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += w[i * stride];
+    return s;
+}
+
+gmm_status wcov_cpu(const double *X, size_t n_samples, int dim, const double *weights,
+                    size_t weight_stride, const double *mean, double *cov)
+{
+    if (!X || !weights || !mean || !cov || dim <= 0 || n_samples == 0 || weight_stride == 0)
+        return gmm_error(GMM_ERR_ARG, "wcov_cpu: bad arguments");
+    const double scale = 1.0 / (weight_sum(weights, n_samples, weight_stride) + 10 * DBL_EPSILON);
+    /* cov[a][b] = sum_i w_i (x_i[a] - mean[a]) (x_i[b] - mean[b]), lower triangle, then mirrored.
+     * Samples go in chunks that stay in cache; each chunk is centred once into `centred`. */
+    enum { CHUNK = 128 };
+    double *centred = malloc(sizeof(double) * CHUNK * (size_t)dim);
+    if (!centred) return gmm_error(GMM_ERR_NOMEM, "wcov_cpu: chunk buffer");
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b <= a; b++) cov[(size_t)a * dim + b] = 0.0;
+    for (size_t i0 = 0; i0 < n_samples; i0 += CHUNK) {
+        const size_t rows = n_samples - i0 < CHUNK ? n_samples - i0 : CHUNK;
+        for (size_t r = 0; r < rows; r++)
+            for (int j = 0; j < dim; j++) centred[r * dim + j] = X[(i0 + r) * dim + j] - mean[j];
+#pragma omp parallel for schedule(dynamic, 8)
+        for (int a = 0; a < dim; a++) {
+            double *row = cov + (size_t)a * dim;
+            for (size_t r = 0; r < rows; r++) {
+                const double *x = centred + r * dim;
+                const double wa = weights[(i0 + r) * weight_stride] * x[a];
+                for (int b = 0; b <= a; b++) row[b] += wa * x[b];
+            }
+        }
+    }
+    free(centred);
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b <= a; b++) cov[(size_t)a * dim + b] *= scale;
+    la_symmetrize_from_lower(dim, cov, dim);
+    return GMM_OK;
+}
+
+gmm_status wcov_blas(const double *X, size_t n_samples, int dim, const double *weights,
+                     size_t weight_stride, const double *mean, double *cov)
+{
+    if (!X || !weights || !mean || !cov || dim <= 0 || n_samples == 0 || weight_stride == 0 ||
+        n_samples > 0x7fffffff)
+        return gmm_error(GMM_ERR_ARG, "wcov_blas: bad arguments");
+    double *scaled = malloc(sizeof(double) * n_samples * (size_t)dim);
+    if (!scaled) return gmm_error(GMM_ERR_NOMEM, "wcov_blas: %zu x %d temporary", n_samples, dim);
+    gmm_status status = GMM_OK;
+    int negative = 0;
+#pragma omp parallel for schedule(static) reduction(| : negative)
+    for (size_t i = 0; i < n_samples; i++) {
+        double w = weights[i * weight_stride];
+        negative |= w < 0;
+        double s = sqrt(w > 0 ? w : 0);
+        for (int j = 0; j < dim; j++) scaled[i * dim + j] = s * (X[i * dim + j] - mean[j]);
+    }
+    if (negative) {
+        status = gmm_error(GMM_ERR_ARG, "wcov_blas: negative weight (sqrt scaling needs w >= 0)");
+        goto fail;
+    }
+    double scale = 1.0 / (weight_sum(weights, n_samples, weight_stride) + 10 * DBL_EPSILON);
+    la_dsyrk_at_a(dim, (int)n_samples, scale, scaled, dim, 0.0, cov, dim);
+    la_symmetrize_from_lower(dim, cov, dim);
+fail:
+    free(scaled);
+    return status;
+}

@@ -1,0 +1,73 @@
+/* GPU versions of the weighted covariance (see wcov.h and dense_syrk.cuh). */
+#include "kernels/wcov.h"
+
+#include "kernels/dense_syrk.cuh"
+
+extern "C" gmm_status wcov_cuda(const double *d_X, size_t n_samples, int dim,
+                                const double *d_weights, size_t weight_stride,
+                                const double *d_mean, double *d_cov, void *stream)
+{
+    gmm_status status = GMM_OK;
+    cudaStream_t s = dense_stream(stream);
+    double *d_inv_sum = nullptr;
+    if (!d_X || !d_weights || !d_mean || !d_cov || dim <= 0 || n_samples == 0 ||
+        weight_stride == 0)
+        return gmm_error(GMM_ERR_ARG, "wcov_cuda: bad arguments");
+    GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_inv_sum, sizeof(double), s));
+    if ((status = dense_inverse_weight_sum(d_weights, n_samples, weight_stride, d_inv_sum, s)) !=
+        GMM_OK)
+        goto fail;
+    if ((status = dense_syrk::syrk_lower_accumulate<true, true>(
+             d_X, n_samples, dim, d_weights, weight_stride, d_mean, d_cov, s)) != GMM_OK)
+        goto fail;
+    status = dense_mirror_scale(d_cov, dim, 1.0, d_inv_sum, s);
+fail:
+    if (d_inv_sum) cudaFreeAsync(d_inv_sum, s);
+    return status;
+}
+
+/* Row i of S = sqrt(w_i) (x_i - mean); one block row of threads per sample row. */
+__global__ void sqrt_weight_rows_kernel(const double *__restrict__ X, size_t n, int d,
+                                        const double *__restrict__ w, size_t w_stride,
+                                        const double *__restrict__ mu, double *__restrict__ S)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.y + threadIdx.y;
+    if (i >= n) return;
+    double sw = sqrt(w[i * w_stride]);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        S[i * d + j] = sw * (X[i * d + j] - mu[j]);
+}
+
+extern "C" gmm_status wcov_cublas(const double *d_X, size_t n_samples, int dim,
+                                  const double *d_weights, size_t weight_stride,
+                                  const double *d_mean, double *d_cov, void *stream)
+{
+    gmm_status status = GMM_OK;
+    cudaStream_t s = dense_stream(stream);
+    cublasHandle_t h;
+    double *d_scaled = nullptr, *d_inv_sum = nullptr;
+    const double one = 1.0, zero = 0.0;
+    if (!d_X || !d_weights || !d_mean || !d_cov || dim <= 0 || n_samples == 0 ||
+        weight_stride == 0 || n_samples > 0x7fffffff)
+        return gmm_error(GMM_ERR_ARG, "wcov_cublas: bad arguments");
+    if ((status = dense_cublas_handle(s, &h)) != GMM_OK) return status;
+    GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_scaled, sizeof(double) * n_samples * dim, s));
+    GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_inv_sum, sizeof(double), s));
+    if ((status = dense_inverse_weight_sum(d_weights, n_samples, weight_stride, d_inv_sum, s)) !=
+        GMM_OK)
+        goto fail;
+    {
+        dim3 block(128, 4);
+        dim3 grid((unsigned)((n_samples + 3) / 4));
+        sqrt_weight_rows_kernel<<<grid, block, 0, s>>>(d_X, n_samples, dim, d_weights,
+                                                       weight_stride, d_mean, d_scaled);
+        GMM_LAUNCH_CHECK("sqrt_weight_rows_kernel");
+    }
+    GMM_CUBLAS_CHECK(cublasDsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, dim, (int)n_samples, &one,
+                                 d_scaled, dim, &zero, d_cov, dim));
+    status = dense_mirror_scale(d_cov, dim, 1.0, d_inv_sum, s);
+fail:
+    if (d_scaled) cudaFreeAsync(d_scaled, s);
+    if (d_inv_sum) cudaFreeAsync(d_inv_sum, s);
+    return status;
+}
