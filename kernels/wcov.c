@@ -48,31 +48,47 @@ gmm_status wcov_cpu(const double *X, size_t n_samples, int dim, const double *we
     return GMM_OK;
 }
 
+/* Rows whose weight is at most this are left out of the SYRK: in the GMM's high-dimensional
+ * M-step most responsibilities of a component are ~0, so skipping them removes most of the work
+ * and keeps sqrt(w) products out of the subnormal range, where arithmetic crawls. What is left
+ * out weighs less than n_samples * 1e-20 in total, below float64 rounding of the result. */
+#define WCOV_NEGLIGIBLE_WEIGHT 1e-20
+#define WCOV_CHUNK_BYTES (32u << 20)
+
 gmm_status wcov_blas(const double *X, size_t n_samples, int dim, const double *weights,
                      size_t weight_stride, const double *mean, double *cov)
 {
     if (!X || !weights || !mean || !cov || dim <= 0 || n_samples == 0 || weight_stride == 0 ||
         n_samples > 0x7fffffff)
         return gmm_error(GMM_ERR_ARG, "wcov_blas: bad arguments");
-    double *scaled = malloc(sizeof(double) * n_samples * (size_t)dim);
-    if (!scaled) return gmm_error(GMM_ERR_NOMEM, "wcov_blas: %zu x %d temporary", n_samples, dim);
-    gmm_status status = GMM_OK;
-    int negative = 0;
-#pragma omp parallel for schedule(static) reduction(| : negative)
-    for (size_t i = 0; i < n_samples; i++) {
-        double w = weights[i * weight_stride];
-        negative |= w < 0;
-        double s = sqrt(w > 0 ? w : 0);
-        for (int j = 0; j < dim; j++) scaled[i * dim + j] = s * (X[i * dim + j] - mean[j]);
-    }
-    if (negative) {
-        status = gmm_error(GMM_ERR_ARG, "wcov_blas: negative weight (sqrt scaling needs w >= 0)");
-        goto fail;
-    }
+    for (size_t i = 0; i < n_samples; i++)
+        if (weights[i * weight_stride] < 0)
+            return gmm_error(GMM_ERR_ARG, "wcov_blas: negative weight (sqrt scaling needs w >= 0)");
+    size_t chunk = WCOV_CHUNK_BYTES / (sizeof(double) * (size_t)dim);
+    if (chunk < 16) chunk = 16;
+    if (chunk > n_samples) chunk = n_samples;
+    /* the chunk of gathered, sqrt(w)-scaled centred rows: bounded memory whatever N is */
+    double *scaled = malloc(sizeof(double) * chunk * (size_t)dim);
+    if (!scaled) return gmm_error(GMM_ERR_NOMEM, "wcov_blas: %zu x %d temporary", chunk, dim);
     double scale = 1.0 / (weight_sum(weights, n_samples, weight_stride) + 10 * DBL_EPSILON);
-    la_dsyrk_at_a(dim, (int)n_samples, scale, scaled, dim, 0.0, cov, dim);
+    size_t next = 0;
+    int first = 1;
+    while (next < n_samples || first) {
+        size_t filled = 0;
+        for (; next < n_samples && filled < chunk; next++) {
+            double w = weights[next * weight_stride];
+            if (w <= WCOV_NEGLIGIBLE_WEIGHT) continue;
+            double s = sqrt(w);
+            const double *x = X + next * dim;
+            double *z = scaled + filled * dim;
+            for (int j = 0; j < dim; j++) z[j] = s * (x[j] - mean[j]);
+            filled++;
+        }
+        if (filled > 0 || first)
+            la_dsyrk_at_a(dim, (int)filled, scale, scaled, dim, first ? 0.0 : 1.0, cov, dim);
+        first = 0;
+    }
     la_symmetrize_from_lower(dim, cov, dim);
-fail:
     free(scaled);
-    return status;
+    return GMM_OK;
 }

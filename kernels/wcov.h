@@ -4,7 +4,8 @@
  * weights are read as weights[i * weight_stride], so column k of a row-major n_samples x K
  * responsibility matrix is passed as (resp + k, K). float64, ROW-MAJOR.
  *   wcov_cpu     OpenMP, the readable specification;
- *   wcov_blas    OpenBLAS DSYRK on sqrt(w)-scaled centred rows (weights must be >= 0);
+ *   wcov_blas    OpenBLAS DSYRK on sqrt(w)-scaled centred rows, gathered in bounded chunks and
+ *                skipping rows of weight <= 1e-20 (weights must be >= 0); the GMM's CPU M-step;
  *   wcov_cuda    hand-written kernel: the covariance kernel's lower-triangle tiles on the float64
  *                tensor cores, centring and weighting (on one side only, so any sign of w is
  *                exact) applied while tiles are staged into shared memory; no N x dim temporary;

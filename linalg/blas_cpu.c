@@ -42,19 +42,4 @@ void la_dtrsm_lower_left(int n, int nrhs, const double *L, int ldl, double *B, i
                 ldl, B, ldb);
 }
 
-void la_precision_cholesky_from_lower(int n, const double *L, double *U)
-{
-    /* Solve L X = I, X = L^{-1} (lower); U = X^T. Solve into U's storage transposed. */
-    memset(U, 0, sizeof(double) * (size_t)n * n);
-    for (int i = 0; i < n; i++) U[(size_t)i * n + i] = 1.0;
-    la_dtrsm_lower_left(n, n, L, n, U, n);
-    /* transpose in place: U currently holds L^{-1} (lower triangular) */
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) {
-            double t = U[(size_t)i * n + j];
-            U[(size_t)i * n + j] = U[(size_t)j * n + i];
-            U[(size_t)j * n + i] = t;
-        }
-}
-
 int la_num_threads(void) { return openblas_get_num_threads(); }

@@ -30,10 +30,6 @@ int la_dpotrf_lower(int n, double *A, int lda);
 /* Solves L X = B in place (L n x n lower, B n x nrhs, X overwrites B). */
 void la_dtrsm_lower_left(int n, int nrhs, const double *L, int ldl, double *B, int ldb);
 
-/* Upper-triangular U = L^{-T} (so that U U^T = (L L^T)^{-1}), the precision Cholesky factor of
- * scikit-learn. L and U are n x n; U may not alias L. */
-void la_precision_cholesky_from_lower(int n, const double *L, double *U);
-
 /* Number of threads OpenBLAS uses. */
 int la_num_threads(void);
 

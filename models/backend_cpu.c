@@ -1,5 +1,6 @@
-/* The CPU backend: the EM operations in float64 through OpenBLAS (GEMM, SYRK), LAPACKE
- * (Cholesky) and OpenMP loops for the row reductions. The data is not copied: the caller keeps
+/* The CPU backend: the EM operations in float64 through the kernel layer's library paths
+ * (matmul_blas, wcov_blas, cholesky_blas, trsm_blas: OpenBLAS and LAPACKE), OpenBLAS GEMMs for
+ * the E-step and OpenMP loops for the row reductions. The data is not copied: the caller keeps
  * X alive for the life of the context. Work is done in row chunks so that the temporaries stay
  * near CHUNK_BYTES whatever N and K are. */
 #include <float.h>
@@ -7,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/matmul.h"
+#include "kernels/wcov.h"
 #include "linalg/blas_cpu.h"
 #include "models/backend.h"
 #include "models/precisions.h"
 
 #define CHUNK_BYTES (64u << 20)
-#define RESP_NEGLIGIBLE 1e-20
 
 struct gmm_backend_ctx {
     const double *X;
@@ -316,40 +318,19 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         nk[k] += 10 * DBL_EPSILON;
         nk_total += nk[k];
     }
-    /* means = resp^T X / nk */
-    la_dgemm(true, false, K, d, (int)N, 1.0, resp, K, c->X, d, 0.0, c->means, d);
+    /* means = resp^T X / nk: the kernel layer's matMul */
+    if ((status = matmul_blas(resp, c->X, (size_t)N, K, d, c->means)) != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
         for (int j = 0; j < d; j++) c->means[(size_t)k * d + j] /= nk[k];
 
     switch (c->type) {
     case GMM_COV_FULL:
-        /* Only rows with responsibility above RESP_NEGLIGIBLE enter the SYRK: in high dimension
-         * responsibilities are nearly hard, so this skips most rows (about (K-1)/K of the work),
-         * and it keeps sqrt(r) products out of the subnormal range, where arithmetic crawls.
-         * The rows left out weigh less than N * 1e-20 in total: below float64 rounding. */
+        /* the kernel layer's weighted covariance (OpenBLAS SYRK on the sqrt(r)-scaled centred
+         * rows that matter), normalised by sum r + 10 eps = N_k as scikit-learn */
         for (int k = 0; k < K; k++) {
             double *cov = c->covariances + k * dd;
-            const double *mu = c->means + (size_t)k * d;
-            int64_t next = 0, filled = 0;
-            int first = 1;
-            while (next < N || filled > 0) {
-                while (next < N && filled < c->chunk_rows) {
-                    double r = resp[next * K + k];
-                    if (r > RESP_NEGLIGIBLE) {
-                        double s = sqrt(r);
-                        const double *x = c->X + (size_t)next * d;
-                        double *z = c->work + (size_t)filled * d;
-                        for (int j = 0; j < d; j++) z[j] = s * (x[j] - mu[j]);
-                        filled++;
-                    }
-                    next++;
-                }
-                if (filled > 0 || first)
-                    la_dsyrk_at_a(d, (int)filled, 1.0 / nk[k], c->work, d, first ? 0.0 : 1.0, cov, d);
-                first = 0;
-                filled = 0;
-            }
-            la_symmetrize_from_lower(d, cov, d);
+            status = wcov_blas(c->X, (size_t)N, d, resp + k, (size_t)K, c->means + (size_t)k * d, cov);
+            if (status != GMM_OK) goto fail;
             for (int j = 0; j < d; j++) cov[(size_t)j * d + j] += reg_covar;
         }
         break;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg/blas_cpu.h"
+#include "linalg/cholesky.h"
+#include "linalg/trsm.h"
 
 static gmm_status cholesky_failure(int component, int minor, double reg_covar)
 {
@@ -23,24 +24,43 @@ gmm_status gmm_precisions_from_covariances(gmm_cov_type type, int n_components, 
 {
     gmm_status status = GMM_OK;
     double *lower = NULL;
+    int *failed = NULL;
     size_t dd = (size_t)dim * dim;
     if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
+        /* the kernel layer's batched Cholesky, then L X = I by its triangular solve: U = X^T */
         int n_mats = type == GMM_COV_FULL ? n_components : 1;
-        lower = malloc(sizeof(double) * dd);
-        if (!lower) return gmm_error(GMM_ERR_NOMEM, "out of memory for a %d x %d Cholesky", dim, dim);
+        lower = malloc(sizeof(double) * dd * n_mats);
+        failed = calloc(n_mats, sizeof(int));
+        if (!lower || !failed) {
+            status = gmm_error(GMM_ERR_NOMEM, "out of memory for %d Cholesky factors of %d x %d",
+                               n_mats, dim, dim);
+            goto fail;
+        }
+        memcpy(lower, cov, sizeof(double) * dd * n_mats);
+        status = cholesky_blas(lower, dim, n_mats, failed);
+        if (status == GMM_ERR_CHOLESKY) {
+            int k = 0;
+            while (k < n_mats - 1 && failed[k] == 0) k++;
+            status = type == GMM_COV_FULL
+                         ? cholesky_failure(k, failed[k], reg_covar)
+                         : gmm_error(GMM_ERR_CHOLESKY,
+                                     "tied covariance is not positive definite (leading minor "
+                                     "%d): increase --reg-covar (now %g)",
+                                     failed[k], reg_covar);
+            goto fail;
+        }
+        if (status != GMM_OK) goto fail;
         for (int k = 0; k < n_mats; k++) {
-            memcpy(lower, cov + k * dd, sizeof(double) * dd);
-            int minor = la_dpotrf_lower(dim, lower, dim);
-            if (minor != 0) {
-                status = cholesky_failure(type == GMM_COV_FULL ? k : -1, minor, reg_covar);
-                if (type == GMM_COV_TIED)
-                    status = gmm_error(GMM_ERR_CHOLESKY,
-                                       "tied covariance is not positive definite (leading minor "
-                                       "%d): increase --reg-covar (now %g)",
-                                       minor, reg_covar);
-                goto fail;
-            }
-            la_precision_cholesky_from_lower(dim, lower, prec_chol + k * dd);
+            double *U = prec_chol + k * dd;
+            memset(U, 0, sizeof(double) * dd);
+            for (int j = 0; j < dim; j++) U[(size_t)j * dim + j] = 1.0;
+            if ((status = trsm_blas(lower + k * dd, dim, U, (size_t)dim)) != GMM_OK) goto fail;
+            for (int a = 0; a < dim; a++)
+                for (int b = a + 1; b < dim; b++) {
+                    double t = U[(size_t)a * dim + b];
+                    U[(size_t)a * dim + b] = U[(size_t)b * dim + a];
+                    U[(size_t)b * dim + a] = t;
+                }
         }
     } else {
         size_t n = type == GMM_COV_DIAG ? (size_t)n_components * dim : (size_t)n_components;
@@ -57,6 +77,7 @@ gmm_status gmm_precisions_from_covariances(gmm_cov_type type, int n_components, 
     }
 fail:
     free(lower);
+    free(failed);
     return status;
 }
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg/blas_cpu.h"
+#include "linalg/cholesky.h"
 #include "models/backend.h"
 #include "models/rng.h"
 
@@ -103,8 +103,8 @@ gmm_status gmm_sample(const gmm_model *model, int64_t n_samples, uint64_t seed, 
         if (full) {
             const double *cov = model->covariances + (model->covariance_type == GMM_COV_FULL ? k * dd : 0);
             memcpy(lower, cov, sizeof(double) * dd);
-            int minor = la_dpotrf_lower(d, lower, d);
-            if (minor) {
+            int minor = 0;
+            if (cholesky_blas(lower, d, 1, &minor) != GMM_OK) {
                 status = gmm_error(GMM_ERR_CHOLESKY,
                                    "component %d: covariance is not positive definite (leading "
                                    "minor %d), cannot sample",
