@@ -58,7 +58,10 @@ static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx, cons
         status = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
+    /* the samples' fit under the parameters just estimated (also when no E-step ran yet) */
+    double mean_ll;
     if ((status = be->get_params(ctx, scratch)) != GMM_OK) goto fail;
+    if ((status = be->e_step(ctx, &mean_ll)) != GMM_OK) goto fail;
     if ((status = be->get_estep(ctx, loglik, log_resp)) != GMM_OK) goto fail;
 
     size_t cs = gmm_cov_size(scratch->covariance_type, 1, d); /* per component */
