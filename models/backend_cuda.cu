@@ -7,15 +7,17 @@
  *           kernel per row: ||y_k - mu_k U_k||^2, + log det + log w, log-sum-exp over k, all in
  *           float64. diag/spherical: the same fused kernel on X directly.
  *   M-step  resp = exp(log_resp); N_k (column sums); means = R^T X / N_k (GEMM); full: per
- *           component SYRK of sqrt(r_k)-scaled centred rows, chunk by chunk into a float64
+ *           component A_k^T A_k of sqrt(r_k)-scaled centred rows (lower block triangle of
+ *           GEMMs, the K products concurrent on cuBLAS lanes), chunk by chunk into a float64
  *           accumulator; tied: X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (float64) or the
  *           centred sum (float32); diag/spherical: one weighted centred column-sum kernel.
  *           reg_covar on the diagonal, Cholesky (cuSOLVER), U = R^{-1} (TRSM).
  *
  * Rows are processed in chunks sized from free device memory (GMM_CUDA_CHUNK_ROWS forces a
  * smaller chunk, for tests). Every reduction has a fixed order, so a fit is deterministic.
- * Variants for measurement: GMM_CUDA_ESTEP=kgemm (K GEMMs instead of one), GMM_CUDA_POTRF=
- * batched|loop, GMM_CUDA_COV=gemm (GEMM instead of SYRK for the covariances). */
+ * Variants for measurement: GMM_CUDA_ESTEP=kgemm (K GEMMs instead of one), GMM_CUDA_POTRF=loop
+ * (K cusolverDnDpotrf calls instead of the batched one), GMM_CUDA_COV=gemm|syrk (a full GEMM or
+ * SYRK instead of the lower block triangle for the covariance products). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +34,12 @@
 #define WSUM_KT 8
 #define REDUCE_THREADS 256
 #define REDUCE_BLOCKS 256
+
+/* How A_k^T A_k is formed: the lower 2 x 2 block triangle as three GEMMs (the default for
+ * d >= 128: 3/4 of a GEMM's work at the GEMM rate), a full GEMM, or SYRK (cuBLAS's DSYRK ran
+ * at about a third of the DGEMM rate on this d x d output, 60000-deep shape; see
+ * models/GPU_NOTES.md). The covariance reads the lower triangle only. */
+enum { COV_GEMM = 0, COV_SYRK = 1, COV_LOWER = 2 };
 
 struct gmm_backend_ctx {
     int64_t n_samples;
@@ -61,15 +69,19 @@ struct gmm_backend_ctx {
     double **h_ptrs;
     double *d_potrf_work;
     int potrf_lwork;
-    float *d_covf;           /* d x d float32 GEMM output (single) */
+    void *d_tmp;             /* per-component products before their float64 sum (TF32 full,
+                                tied in float32/TF32): K d x d of the product's type */
+    int n_lanes;             /* concurrent cuBLAS lanes for the per-component products */
     double *d_partial;       /* reduction partials */
     size_t partial_n;
     double *d_scalar;        /* 1 */
     void *d_work;            /* chunk workspace */
     int64_t chunk_rows;      /* E-step rows per chunk */
-    int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32) */
+    int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32): rows x K x d
+                                scaled centred values fill the workspace */
 
-    bool kgemm, potrf_batched, cov_gemm;
+    bool kgemm, potrf_batched;
+    int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
     double *h_nk;
     int *h_info;
 };
@@ -289,18 +301,37 @@ __global__ void diag_prec_kernel(const double *__restrict__ var, int K, int per,
     info[k] = bad;
 }
 
-/* A[i, j] = sqrt(R[i, k]) * (X[i, j] - mu[j]) for the rows of one chunk. */
-template <typename T>
-__global__ void scaled_centre_kernel(const T *__restrict__ X, int64_t rows, int d,
-                                     const double *__restrict__ R, int K, int k,
-                                     const double *__restrict__ mu, T *__restrict__ A)
+/* A[k][i, j] = sqrt(R[i, k]) * (X[i, j] - mu[k, j]) for the rows of one chunk and every k:
+ * K blocks of rows x d, X read once. */
+template <typename TX, typename TA>
+__global__ void scaled_centre_kernel(const TX *__restrict__ X, int64_t rows, int d,
+                                     const double *__restrict__ R, int K,
+                                     const double *__restrict__ mu, TA *__restrict__ A)
 {
     const int64_t n = rows * d;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t i = e / d;
         const int j = (int)(e - i * d);
-        A[e] = (T)(sqrt(R[i * K + k]) * ((double)X[e] - mu[j]));
+        const double x = (double)X[e];
+        for (int k = 0; k < K; k++)
+            A[(int64_t)k * n + e] = (TA)(sqrt(R[i * K + k]) * (x - mu[(int64_t)k * d + j]));
+    }
+}
+
+/* acc[m] (+)= sum over g < group of tmp[m * group + g] (n_out matrices of dd values): the
+ * per-component products summed in a fixed order in float64. */
+template <typename TA>
+__global__ void sum_products_kernel(const TA *__restrict__ tmp, int n_out, int group, int64_t dd,
+                                    double *acc, int first)
+{
+    const int64_t n = dd * n_out;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t m = e / dd, r = e - m * dd;
+        double s = first ? 0.0 : acc[e];
+        for (int g = 0; g < group; g++) s += (double)tmp[((int64_t)m * group + g) * dd + r];
+        acc[e] = s;
     }
 }
 
@@ -312,14 +343,6 @@ __global__ void sqrt_nk_means_kernel(const double *__restrict__ mu, const double
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
          e += (int64_t)gridDim.x * blockDim.x)
         B[e] = sqrt(nk[e / d]) * mu[e];
-}
-
-/* dst (+)= src: a float32 partial product into the float64 accumulator. */
-__global__ void accumulate_kernel(const float *__restrict__ src, double *dst, int64_t n, int first)
-{
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x)
-        dst[e] = (first ? 0.0 : dst[e]) + (double)src[e];
 }
 
 /* cov[m] = sym(acc[m]) / nk[m] (full) or / nk[K] = sum N_k (tied) + reg I, from the lower
@@ -463,7 +486,7 @@ static void cuda_destroy(gmm_backend_ctx *c)
     cudaFree(c->d_info);
     cudaFree(c->d_ptrs);
     cudaFree(c->d_potrf_work);
-    cudaFree(c->d_covf);
+    cudaFree(c->d_tmp);
     cudaFree(c->d_partial);
     cudaFree(c->d_scalar);
     cudaFree(c->d_work);
@@ -483,9 +506,9 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     gmm_backend_ctx *c = NULL;
     float *hx = NULL;
     size_t N = (size_t)n_samples, d = (size_t)dim, K = (size_t)n_components, es, dd;
-    size_t free_b = 0, total_b = 0, budget, row_bytes, ws_elems;
+    size_t free_b = 0, total_b = 0, budget, row_bytes, ws_bytes;
     int64_t rows;
-    size_t w_e, w_m, w;
+    size_t w_e, row_e, row_m, prod_es;
     const char *v;
     *out = NULL;
     if (n_samples < 1 || dim < 1 || n_components < 1 || n_samples > INT32_MAX)
@@ -505,9 +528,11 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     es = elem_size(c);
     dd = d * d;
     c->kgemm = (v = env_str("GMM_CUDA_ESTEP")) && strcmp(v, "kgemm") == 0;
-    c->potrf_batched = (v = env_str("GMM_CUDA_POTRF")) && strcmp(v, "batched") == 0;
-    c->cov_gemm = precision == GMM_PRECISION_TF32 ||
-                  ((v = env_str("GMM_CUDA_COV")) && strcmp(v, "gemm") == 0);
+    c->potrf_batched = !((v = env_str("GMM_CUDA_POTRF")) && strcmp(v, "loop") == 0);
+    c->cov_mode = dim >= 128 ? COV_LOWER : COV_GEMM;
+    if ((v = env_str("GMM_CUDA_COV")) && strcmp(v, "syrk") == 0 && precision != GMM_PRECISION_TF32)
+        c->cov_mode = COV_SYRK; /* TF32 runs on the tensor cores through GEMM only */
+    if ((v = env_str("GMM_CUDA_COV")) && strcmp(v, "gemm") == 0) c->cov_mode = COV_GEMM;
 
     if ((status = la_cuda_create(&c->la)) != GMM_OK) goto fail;
     if ((status = la_cuda_set_tf32(c->la, precision == GMM_PRECISION_TF32)) != GMM_OK) goto fail;
@@ -561,11 +586,18 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
             GMM_OK)
             goto fail;
         DMALLOC(c->d_potrf_work, sizeof(double) * (c->potrf_lwork > 0 ? c->potrf_lwork : 1));
-        if (c->single) {
-            DMALLOC(c->d_covf, sizeof(float) * dd);
-            GMM_CUDA_CHECK(cudaMemset(c->d_covf, 0, sizeof(float) * dd));
-        }
+        c->n_lanes = c->n_mats < 12 ? c->n_mats : 12;
+        for (int l = 0; l < c->n_lanes; l++)
+            if (!la_cuda_lane(c->la, l)) {
+                status = GMM_ERR_CUDA;
+                goto fail;
+            }
     }
+    /* the per-component products are float32 under TF32, float64 otherwise */
+    prod_es = precision == GMM_PRECISION_TF32 ? sizeof(float) : sizeof(double);
+    if ((type == GMM_COV_FULL && precision == GMM_PRECISION_TF32) ||
+        (type == GMM_COV_TIED && c->single))
+        DMALLOC(c->d_tmp, prod_es * dd * K);
     /* reduction partials: the weighted column sums use up to 256 slabs of K x d */
     c->partial_n = 256 * K * d;
     if (c->partial_n < REDUCE_BLOCKS) c->partial_n = REDUCE_BLOCKS;
@@ -576,27 +608,28 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     /* The chunk workspace: E-step GEMM output (rows x Kd, tied rows x d) and M-step scaled rows
      * (rows x d), sized from what is free now, leaving room for cuBLAS/cuSOLVER workspaces. */
     w_e = type == GMM_COV_FULL ? K * d : type == GMM_COV_TIED ? d : 0;
-    w_m = (type == GMM_COV_FULL || (type == GMM_COV_TIED && c->single)) ? d : 0;
-    w = w_e > w_m ? w_e : w_m;
-    if (w > 0) {
+    row_e = w_e * es;
+    row_m = (type == GMM_COV_FULL || (type == GMM_COV_TIED && c->single)) ? K * d * prod_es : 0;
+    row_bytes = row_e > row_m ? row_e : row_m;
+    if (row_bytes > 0) {
         GMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         size_t reserve = ((size_t)1 << 30) + total_b / 20;
         budget = free_b > reserve ? free_b - reserve : free_b / 4;
-        row_bytes = w * es;
         rows = (int64_t)(budget / row_bytes);
-        if ((size_t)rows * w > (size_t)INT32_MAX) rows = (int64_t)(INT32_MAX / w);
+        if (w_e && (size_t)rows * w_e > (size_t)INT32_MAX) rows = (int64_t)(INT32_MAX / w_e);
         if (rows > n_samples) rows = n_samples;
         if ((v = env_str("GMM_CUDA_CHUNK_ROWS")) && atoll(v) > 0 && atoll(v) < rows)
             rows = atoll(v);
         if (rows < 1) {
             status = gmm_error(GMM_ERR_NOMEM,
-                               "not enough free device memory for one row of %zu values", w);
+                               "not enough free device memory for one row of %zu bytes",
+                               row_bytes);
             goto fail;
         }
         c->chunk_rows = rows;
-        ws_elems = (size_t)rows * w;
-        DMALLOC(c->d_work, es * ws_elems);
-        c->mstep_rows = w_m ? (int64_t)(ws_elems / w_m) : n_samples;
+        ws_bytes = (size_t)rows * row_bytes;
+        DMALLOC(c->d_work, ws_bytes);
+        c->mstep_rows = row_m ? (int64_t)(ws_bytes / row_m) : n_samples;
         if ((size_t)c->mstep_rows * d > (size_t)INT32_MAX) c->mstep_rows = INT32_MAX / d;
         if (c->mstep_rows > n_samples) c->mstep_rows = n_samples;
         if ((v = env_str("GMM_CUDA_CHUNK_ROWS")) && atoll(v) > 0 && atoll(v) < c->mstep_rows)
@@ -803,45 +836,81 @@ fail:
     return status;
 }
 
-/* Accumulates sum_i r_ik (x_i - mu_k)(x_i - mu_k)^T into acc (lower triangle) for the given
- * components (all into one matrix when tied). */
-template <typename T>
+static gmm_status gemm_at_b(la_cuda *h, int m, int n, int k, const double *A, const double *B,
+                            int ld, double beta, double *C, int ldc)
+{
+    return la_cuda_dgemm(h, true, false, m, n, k, 1.0, A, ld, B, ld, beta, C, ldc);
+}
+
+static gmm_status gemm_at_b(la_cuda *h, int m, int n, int k, const float *A, const float *B,
+                            int ld, float beta, float *C, int ldc)
+{
+    return la_cuda_sgemm(h, true, false, m, n, k, 1.0f, A, ld, B, ld, beta, C, ldc);
+}
+
+static gmm_status syrk_at_a(la_cuda *h, int n, int k, const double *A, double beta, double *C)
+{
+    return la_cuda_dsyrk_at_a(h, n, k, 1.0, A, n, beta, C, n);
+}
+
+static gmm_status syrk_at_a(la_cuda *h, int n, int k, const float *A, float beta, float *C)
+{
+    return la_cuda_ssyrk_at_a(h, n, k, 1.0f, A, n, beta, C, n);
+}
+
+/* out (d x d, lower triangle valid) (+)= A^T A for A rows x d. */
+template <typename TA>
+static gmm_status product(la_cuda *h, int mode, const TA *A, int rows, int d, TA beta, TA *out)
+{
+    gmm_status status = GMM_OK;
+    if (mode == COV_SYRK) return syrk_at_a(h, d, rows, A, beta, out);
+    if (mode == COV_GEMM) return gemm_at_b(h, d, d, rows, A, A, d, beta, out, d);
+    const int h0 = (d + 1) / 2, sz[2] = {h0, d - h0};
+    for (int bi = 0; bi < 2; bi++)
+        for (int bj = 0; bj <= bi; bj++) {
+            status = gemm_at_b(h, sz[bi], sz[bj], rows, A + bi * h0, A + bj * h0, d, beta,
+                               out + (size_t)bi * h0 * d + bj * h0, d);
+            if (status != GMM_OK) return status;
+        }
+    return status;
+}
+
+/* Accumulates sum_i r_ik (x_i - mu_k)(x_i - mu_k)^T into acc (lower triangle valid), per
+ * component (full) or summed over components (tied). Per chunk: one kernel writes the K blocks
+ * of sqrt(r_k)-scaled centred rows, then the K products A_k^T A_k run concurrently on the
+ * cuBLAS lanes (each alone fills only ~36 SMs: its d x d output is small, its depth large).
+ * TX: the data's type; TA: the products' (double, or float under TF32). */
+template <typename TX, typename TA>
 static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
 {
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
     const int64_t N = c->n_samples, dd = (int64_t)d * d;
-    T *A = (T *)c->d_work;
+    const bool direct = sizeof(TA) == sizeof(double) && !tied; /* straight into acc */
+    TA *A = (TA *)c->d_work;
+    TA *tmp = (TA *)c->d_tmp;
     for (int64_t r0 = 0; r0 < N; r0 += c->mstep_rows) {
         int64_t rows = N - r0 < c->mstep_rows ? N - r0 : c->mstep_rows;
+        scaled_centre_kernel<TX, TA><<<grid_for(rows * d, 256), 256>>>(
+            (const TX *)c->d_X + r0 * d, rows, d, c->d_resp + r0 * K, K, c->d_means, A);
+        GMM_LAUNCH_CHECK("scaled_centre_kernel");
         for (int k = 0; k < K; k++) {
-            double *acc = c->d_acc + (tied ? 0 : k * dd);
-            bool first = tied ? (r0 == 0 && k == 0) : r0 == 0;
-            scaled_centre_kernel<T><<<grid_for(rows * d, 256), 256>>>(
-                (const T *)c->d_X + r0 * d, rows, d, c->d_resp + r0 * K, K, k,
-                c->d_means + (int64_t)k * d, A);
-            GMM_LAUNCH_CHECK("scaled_centre_kernel");
-            if (!c->single) {
-                if (c->cov_gemm)
-                    status = la_cuda_dgemm(c->la, true, false, d, d, (int)rows, 1.0,
-                                           (const double *)A, d, (const double *)A, d,
-                                           first ? 0.0 : 1.0, acc, d);
-                else
-                    status = la_cuda_dsyrk_at_a(c->la, d, (int)rows, 1.0, (const double *)A, d,
-                                                first ? 0.0 : 1.0, acc, d);
-                if (status != GMM_OK) goto fail;
-            } else {
-                if (c->cov_gemm)
-                    status = la_cuda_sgemm(c->la, true, false, d, d, (int)rows, 1.0f,
-                                           (const float *)A, d, (const float *)A, d, 0.0f,
-                                           c->d_covf, d);
-                else
-                    status = la_cuda_ssyrk_at_a(c->la, d, (int)rows, 1.0f, (const float *)A, d,
-                                                0.0f, c->d_covf, d);
-                if (status != GMM_OK) goto fail;
-                accumulate_kernel<<<grid_for(dd, 256), 256>>>(c->d_covf, acc, dd, first);
-                GMM_LAUNCH_CHECK("accumulate_kernel");
+            la_cuda *lane = la_cuda_lane(c->la, k % c->n_lanes);
+            const TA *Ak = A + (int64_t)k * rows * d;
+            if (!lane) {
+                status = GMM_ERR_CUDA;
+                goto fail;
             }
+            TA *out = direct ? (TA *)(c->d_acc + k * dd) : tmp + k * dd;
+            TA beta = direct && r0 > 0 ? (TA)1 : (TA)0;
+            status = product<TA>(lane, c->cov_mode, Ak, (int)rows, d, beta, out);
+            if (status != GMM_OK) goto fail;
+        }
+        if (!direct) {
+            int n_out = tied ? 1 : K, group = tied ? K : 1;
+            sum_products_kernel<TA><<<grid_for(dd * n_out, 256), 256>>>(tmp, n_out, group, dd,
+                                                                        c->d_acc, r0 == 0);
+            GMM_LAUNCH_CHECK("sum_products_kernel");
         }
     }
 fail:
@@ -879,7 +948,9 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
 
     switch (c->type) {
     case GMM_COV_FULL:
-        if ((status = centred_scatter<T>(c, false)) != GMM_OK) goto fail;
+        status = c->precision == GMM_PRECISION_TF32 ? centred_scatter<float, float>(c, false)
+                                                    : centred_scatter<T, double>(c, false);
+        if (status != GMM_OK) goto fail;
         break;
     case GMM_COV_TIED:
         if (!c->single) {
@@ -895,7 +966,9 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
                 goto fail;
         } else {
             /* float32 would lose X^T X - sum N_k mu mu^T to cancellation: centred sum instead */
-            if ((status = centred_scatter<T>(c, true)) != GMM_OK) goto fail;
+            status = c->precision == GMM_PRECISION_TF32 ? centred_scatter<float, float>(c, true)
+                                                        : centred_scatter<T, double>(c, true);
+            if (status != GMM_OK) goto fail;
         }
         break;
     case GMM_COV_DIAG:
@@ -942,10 +1015,16 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
                                    bad, c->h_info[bad], reg_covar);
             goto fail;
         }
-        for (int m = 0; m < nm; m++)
-            if ((status = la_cuda_upper_inverse(c->la, d, c->h_ptrs[m], d, c->d_prec + m * dd,
+        for (int m = 0; m < nm; m++) {
+            la_cuda *lane = la_cuda_lane(c->la, m % c->n_lanes);
+            if (!lane) {
+                status = GMM_ERR_CUDA;
+                goto fail;
+            }
+            if ((status = la_cuda_upper_inverse(lane, d, c->h_ptrs[m], d, c->d_prec + m * dd,
                                                 d)) != GMM_OK)
                 goto fail;
+        }
         triu_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
         GMM_LAUNCH_CHECK("triu_kernel");
     } else {

@@ -224,6 +224,28 @@ START_TEST(test_ops_vs_cpu)
 }
 END_TEST
 
+/* The covariance products' alternative paths (GMM_CUDA_COV) and one Cholesky per component
+ * (GMM_CUDA_POTRF=loop) give the CPU's results too. */
+START_TEST(test_variants)
+{
+    if (!tu_gpu_available()) return;
+    static const shape sh[] = {{1237, 784, 2}, {1237, 7, 3}};
+    static const char *cov[] = {"syrk", "gemm"};
+    for (int v = 0; v < 2; v++) {
+        setenv("GMM_CUDA_COV", cov[v], 1);
+        for (size_t s = 0; s < 2; s++) {
+            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+            compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP32, 1e-4);
+            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_TF32, 2e-2);
+        }
+        unsetenv("GMM_CUDA_COV");
+    }
+    setenv("GMM_CUDA_POTRF", "loop", 1);
+    compare_shape(&sh[0], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+    unsetenv("GMM_CUDA_POTRF");
+}
+END_TEST
+
 /* Forced small chunks (GMM_CUDA_CHUNK_ROWS) give the unchunked results up to rounding. */
 START_TEST(test_small_chunks)
 {
@@ -381,6 +403,7 @@ static Suite *gpu_backend_suite(void)
     tcase_add_loop_test(tc, test_ops_vs_cpu, 0, 4);
     tcase_add_loop_test(tc, test_small_chunks, 0, 4);
     tcase_add_test(tc, test_single_precision);
+    tcase_add_test(tc, test_variants);
     tcase_add_loop_test(tc, test_cholesky_failure, 0, 4);
     tcase_add_test(tc, test_fit_synthetic);
     tcase_add_test(tc, test_fit_mnist);
