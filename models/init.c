@@ -8,6 +8,14 @@
 
 #include "linalg/blas_cpu.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static int omp_get_thread_num(void) { return 0; }
+static int omp_get_max_threads(void) { return 1; }
+#endif
+
+/* rows per GEMM chunk: small enough that the chunk is still in cache for the center sums */
 #define KMEANS_CHUNK_ROWS 8192
 
 static double sq_dist(const double *a, const double *b, int d)
@@ -78,13 +86,16 @@ fail:
 }
 
 /* Labels of the nearest centers and their squared distances, through ||x||^2 - 2 x.c + ||c||^2
- * as one GEMM per row chunk. Returns the number of labels that changed. */
+ * as one GEMM per row chunk. When sums is not NULL it also adds each row to its new center's
+ * sum (sums: one K x dim + K block per thread, counts after the sums) while the chunk is still in
+ * cache, so that a Lloyd iteration reads X from memory once. Returns how many labels changed. */
 static int64_t assign_labels(const double *X, const double *x_norm, int64_t n_samples, int dim,
                              int K, const double *centers, int *labels, double *min_dist,
-                             double *buf)
+                             double *buf, double *sums)
 {
     double *c_norm = buf;
     double *dots = buf + K;
+    size_t block = (size_t)K * dim + K;
     for (int k = 0; k < K; k++) {
         double s = 0;
         for (int j = 0; j < dim; j++) s += centers[(size_t)k * dim + j] * centers[(size_t)k * dim + j];
@@ -95,20 +106,30 @@ static int64_t assign_labels(const double *X, const double *x_norm, int64_t n_sa
         int64_t rows = n_samples - r0 < KMEANS_CHUNK_ROWS ? n_samples - r0 : KMEANS_CHUNK_ROWS;
         la_dgemm(false, true, (int)rows, K, dim, 1.0, X + (size_t)r0 * dim, dim, centers, dim, 0.0,
                  dots, K);
-#pragma omp parallel for reduction(+ : changed)
-        for (int64_t i = 0; i < rows; i++) {
-            int best = 0;
-            double bd = INFINITY;
-            for (int k = 0; k < K; k++) {
-                double dd = x_norm[r0 + i] - 2 * dots[i * K + k] + c_norm[k];
-                if (dd < bd) {
-                    bd = dd;
-                    best = k;
+#pragma omp parallel reduction(+ : changed)
+        {
+            double *my = sums ? sums + (size_t)omp_get_thread_num() * block : NULL;
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < rows; i++) {
+                int best = 0;
+                double bd = INFINITY;
+                for (int k = 0; k < K; k++) {
+                    double dd = x_norm[r0 + i] - 2 * dots[i * K + k] + c_norm[k];
+                    if (dd < bd) {
+                        bd = dd;
+                        best = k;
+                    }
+                }
+                if (labels[r0 + i] != best) changed++;
+                labels[r0 + i] = best;
+                min_dist[r0 + i] = bd < 0 ? 0 : bd;
+                if (my) {
+                    const double *x = X + (size_t)(r0 + i) * dim;
+                    double *c = my + (size_t)best * dim;
+                    for (int j = 0; j < dim; j++) c[j] += x[j];
+                    my[(size_t)K * dim + best] += 1;
                 }
             }
-            if (labels[r0 + i] != best) changed++;
-            labels[r0 + i] = best;
-            min_dist[r0 + i] = bd < 0 ? 0 : bd;
         }
     }
     return changed;
@@ -125,7 +146,10 @@ gmm_status gmm_kmeans_lloyd(const double *X, int64_t n_samples, int dim, int n_c
     double *new_centers = malloc(sizeof(double) * K * dim);
     double *counts = malloc(sizeof(double) * K);
     double *col_mean = calloc(dim, sizeof(double));
-    if (!x_norm || !min_dist || !buf || !new_centers || !counts || !col_mean) {
+    int n_threads = omp_get_max_threads();
+    size_t block = (size_t)K * dim + K;
+    double *sums = malloc(sizeof(double) * block * n_threads);
+    if (!x_norm || !min_dist || !buf || !new_centers || !counts || !col_mean || !sums) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
         goto fail;
     }
@@ -150,15 +174,17 @@ gmm_status gmm_kmeans_lloyd(const double *X, int64_t n_samples, int dim, int n_c
 
     int it = 0;
     for (it = 1; it <= max_iter; it++) {
-        int64_t changed = assign_labels(X, x_norm, n_samples, dim, K, centers, labels, min_dist, buf);
+        memset(sums, 0, sizeof(double) * block * n_threads);
+        int64_t changed =
+            assign_labels(X, x_norm, n_samples, dim, K, centers, labels, min_dist, buf, sums);
         if (changed == 0 && it > 1) break;
+        /* the per-thread sums gathered by assign_labels, reduced */
         memset(new_centers, 0, sizeof(double) * K * dim);
         memset(counts, 0, sizeof(double) * K);
-        for (int64_t i = 0; i < n_samples; i++) {
-            counts[labels[i]] += 1;
-            const double *x = X + i * dim;
-            double *c = new_centers + (size_t)labels[i] * dim;
-            for (int j = 0; j < dim; j++) c[j] += x[j];
+        for (int t = 0; t < n_threads; t++) {
+            const double *my = sums + (size_t)t * block;
+            for (size_t q = 0; q < (size_t)K * dim; q++) new_centers[q] += my[q];
+            for (int k = 0; k < K; k++) counts[k] += my[(size_t)K * dim + k];
         }
         for (int k = 0; k < K; k++) {
             if (counts[k] == 0) {
@@ -177,7 +203,7 @@ gmm_status gmm_kmeans_lloyd(const double *X, int64_t n_samples, int dim, int n_c
             shift += (new_centers[i] - centers[i]) * (new_centers[i] - centers[i]);
         memcpy(centers, new_centers, sizeof(double) * K * dim);
         if (shift <= tol) {
-            assign_labels(X, x_norm, n_samples, dim, K, centers, labels, min_dist, buf);
+            assign_labels(X, x_norm, n_samples, dim, K, centers, labels, min_dist, buf, NULL);
             break;
         }
     }
@@ -189,6 +215,7 @@ fail:
     free(new_centers);
     free(counts);
     free(col_mean);
+    free(sums);
     return status;
 }
 
