@@ -126,3 +126,45 @@ double bench_rel_error_f(const float *a, const float *b, size_t n)
     }
     return den > 0 ? sqrt(num / den) : sqrt(num);
 }
+
+int bench_judge(bench_row *row, const char *what, double err, double bound)
+{
+    if (err > row->max_rel_err) row->max_rel_err = err;
+    if (!(err <= bound)) {
+        bench_note(row, "%s rel err %.2e > %.0e", what, err, bound);
+        return 1;
+    }
+    return 0;
+}
+
+uint64_t bench_rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+double bench_rng_uniform(uint64_t *state) { return (bench_rng_next(state) >> 11) * 0x1.0p-53; }
+
+/* Blocks of 4096 values, each from its own stream: the same data on any number of threads. */
+void bench_fill(double *x, size_t n, double lo, double hi, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < (n + 4095) / 4096; b++) {
+        uint64_t s = seed ^ (b * 0x632be59bd9b4e019ull);
+        size_t end = (b + 1) * 4096 < n ? (b + 1) * 4096 : n;
+        for (size_t i = b * 4096; i < end; i++) x[i] = lo + (hi - lo) * bench_rng_uniform(&s);
+    }
+}
+
+void bench_fill_f(float *x, size_t n, float lo, float hi, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < (n + 4095) / 4096; b++) {
+        uint64_t s = seed ^ (b * 0x632be59bd9b4e019ull);
+        size_t end = (b + 1) * 4096 < n ? (b + 1) * 4096 : n;
+        for (size_t i = b * 4096; i < end; i++)
+            x[i] = (float)(lo + (hi - lo) * bench_rng_uniform(&s));
+    }
+}

@@ -20,54 +20,6 @@
 
 /* ---- shared pieces ---- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static void fill_f(float *x, size_t n, float lo, float hi, uint64_t seed)
-{
-#pragma omp parallel for schedule(static)
-    for (size_t b = 0; b < (n + 4095) / 4096; b++) {
-        uint64_t s = seed ^ (b * 0x632be59bd9b4e019ull);
-        size_t end = (b + 1) * 4096 < n ? (b + 1) * 4096 : n;
-        for (size_t i = b * 4096; i < end; i++)
-            x[i] = (float)(lo + (hi - lo) * ((rng_next(&s) >> 11) * 0x1.0p-53));
-    }
-}
-
-#define CHECK_ALLOC(p)                                                                             \
-    do {                                                                                           \
-        if (!(p)) {                                                                                \
-            bench_note(row, "out of host memory");                                                 \
-            rc = 1;                                                                                \
-            goto done;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_DEV(expr)                                                                            \
-    do {                                                                                           \
-        gmm_status s_ = (expr);                                                                    \
-        if (s_ != GMM_OK) {                                                                        \
-            bench_note(row, "%s", gmm_error_message(s_));                                          \
-            rc = 1;                                                                                \
-            goto done;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-static int judge(bench_row *row, const char *what, double err, double bound)
-{
-    if (err > row->max_rel_err) row->max_rel_err = err;
-    if (!(err <= bound)) {
-        bench_note(row, "%s rel err %.2e > %.0e", what, err, bound);
-        return 1;
-    }
-    return 0;
-}
-
 /* The copy ceiling in GB/s, the figure of benchmarks.md when none was measured (no GPU). */
 static double copy_gbps(const bench_config *config)
 {
@@ -117,14 +69,14 @@ int bench_knn(const bench_config *config, bench_row *row)
     c.dist = malloc(sizeof(float) * c.m * c.k);
     ref = malloc(sizeof(float) * c.m_cpu * c.k);
     out = malloc(sizeof(float) * c.m * c.k);
-    CHECK_ALLOC(c.Q && c.R && c.idx && c.dist && ref && out);
-    fill_f(c.Q, c.m * c.d, 0.0f, 1.0f, 11);
-    fill_f(c.R, c.n * c.d, 0.0f, 1.0f, 12);
+    BENCH_CHECK_ALLOC(c.Q && c.R && c.idx && c.dist && ref && out);
+    bench_fill_f(c.Q, c.m * c.d, 0.0f, 1.0f, 11);
+    bench_fill_f(c.R, c.n * c.d, 0.0f, 1.0f, 12);
     /* the CPU twin on the first m_cpu queries: the reference for the check, and its time */
     {
         int reps = config->skip_cpu ? 1 : bench_cpu_repeats(config);
         double ms = bench_time_host(knn_cpu_w, NULL, &c, 0, reps);
-        if (ms < 0) CHECK_DEV(knn_cpu_w(&c));
+        if (ms < 0) BENCH_CHECK(knn_cpu_w(&c));
         memcpy(ref, c.dist, sizeof(float) * c.m_cpu * c.k);
         if (!config->skip_cpu) {
             row->cpu_ms = ms * (double)c.m / (double)c.m_cpu;
@@ -132,18 +84,18 @@ int bench_knn(const bench_config *config, bench_row *row)
         }
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_Q, sizeof(float) * c.m * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_R, sizeof(float) * c.n * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_idx, sizeof(int32_t) * c.m * c.k));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_dist, sizeof(float) * c.m * c.k));
-    CHECK_DEV(bench_gpu_upload(c.d_Q, c.Q, sizeof(float) * c.m * c.d));
-    CHECK_DEV(bench_gpu_upload(c.d_R, c.R, sizeof(float) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_Q, sizeof(float) * c.m * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_R, sizeof(float) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_idx, sizeof(int32_t) * c.m * c.k));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_dist, sizeof(float) * c.m * c.k));
+    BENCH_CHECK(bench_gpu_upload(c.d_Q, c.Q, sizeof(float) * c.m * c.d));
+    BENCH_CHECK(bench_gpu_upload(c.d_R, c.R, sizeof(float) * c.n * c.d));
     row->cuda_ms = bench_time_device(config, knn_cuda_w, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_dist, sizeof(float) * c.m * c.k));
-    rc |= judge(row, "CUDA dists", bench_rel_error_f(out, ref, c.m_cpu * c.k), 1e-5);
+    BENCH_CHECK(bench_gpu_download(out, c.d_dist, sizeof(float) * c.m * c.k));
+    rc |= bench_judge(row, "CUDA dists", bench_rel_error_f(out, ref, c.m_cpu * c.k), 1e-5);
     row->lib_ms = bench_time_device(config, knn_lib_w, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_dist, sizeof(float) * c.m * c.k));
-    rc |= judge(row, "cuBLAS dists", bench_rel_error_f(out, ref, c.m_cpu * c.k), 1e-4);
+    BENCH_CHECK(bench_gpu_download(out, c.d_dist, sizeof(float) * c.m * c.k));
+    rc |= bench_judge(row, "cuBLAS dists", bench_rel_error_f(out, ref, c.m_cpu * c.k), 1e-4);
     if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
     bench_note(row, "lib = SGEMM + our k-select");
 done:
@@ -191,27 +143,27 @@ int bench_histogram(const bench_config *config, bench_row *row)
     c.R = malloc(sizeof(float) * c.n * c.d);
     c.H = malloc(sizeof(uint32_t) * c.q_cpu * c.bins);
     out = malloc(sizeof(uint32_t) * c.q * c.bins);
-    CHECK_ALLOC(c.Q && c.R && c.H && out);
-    fill_f(c.Q, c.q * c.d, 0.0f, 1.0f, 21);
-    fill_f(c.R, c.n * c.d, 0.0f, 1.0f, 22);
+    BENCH_CHECK_ALLOC(c.Q && c.R && c.H && out);
+    bench_fill_f(c.Q, c.q * c.d, 0.0f, 1.0f, 21);
+    bench_fill_f(c.R, c.n * c.d, 0.0f, 1.0f, 22);
     {
         double ms = bench_time_host(hist_cpu_w, NULL, &c, 0, 1);
-        if (ms < 0) CHECK_DEV(hist_cpu_w(&c));
+        if (ms < 0) BENCH_CHECK(hist_cpu_w(&c));
         if (!config->skip_cpu) {
             row->cpu_ms = ms * (double)c.q / (double)c.q_cpu;
             bench_note(row, "CPU twin on %zu queries, time x%.0f", c.q_cpu, (double)c.q / c.q_cpu);
         }
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_Q, sizeof(float) * c.q * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_R, sizeof(float) * c.n * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_H, sizeof(uint32_t) * c.q * c.bins));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_min, sizeof(float) * c.q));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_max, sizeof(float) * c.q));
-    CHECK_DEV(bench_gpu_upload(c.d_Q, c.Q, sizeof(float) * c.q * c.d));
-    CHECK_DEV(bench_gpu_upload(c.d_R, c.R, sizeof(float) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_Q, sizeof(float) * c.q * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_R, sizeof(float) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_H, sizeof(uint32_t) * c.q * c.bins));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_min, sizeof(float) * c.q));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_max, sizeof(float) * c.q));
+    BENCH_CHECK(bench_gpu_upload(c.d_Q, c.Q, sizeof(float) * c.q * c.d));
+    BENCH_CHECK(bench_gpu_upload(c.d_R, c.R, sizeof(float) * c.n * c.d));
     row->cuda_ms = bench_time_device(config, hist_cuda_w, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_H, sizeof(uint32_t) * c.q * c.bins));
+    BENCH_CHECK(bench_gpu_download(out, c.d_H, sizeof(uint32_t) * c.q * c.bins));
     {
         /* counts moved across a bin edge by rounding, over all counts; each histogram sums to N */
         double moved = 0, total = 0;
@@ -230,7 +182,7 @@ int bench_histogram(const bench_config *config, bench_row *row)
         }
         /* bound: float32 distances summed in another order move ~1e-6 x dist, a few tenths of
          * a percent of the counts at 5000 bins over the queries' ranges */
-        rc |= judge(row, "histogram L1", moved / total, 1e-2);
+        rc |= bench_judge(row, "histogram L1", moved / total, 1e-2);
     }
     if (row->cuda_ms < 0) rc = 1;
     bench_note(row, "rate: 1 pass; kernel does 2");
@@ -277,23 +229,23 @@ int bench_entropy(const bench_config *config, bench_row *row)
     c.L = malloc(n);
     c.E = malloc(sizeof(float) * n);
     out = malloc(sizeof(float) * n);
-    CHECK_ALLOC(c.L && c.E && out);
+    BENCH_CHECK_ALLOC(c.L && c.E && out);
     {
         uint64_t s = 31;
-        for (size_t i = 0; i < n; i++) c.L[i] = (uint8_t)(rng_next(&s) % 16);
+        for (size_t i = 0; i < n; i++) c.L[i] = (uint8_t)(bench_rng_next(&s) % 16);
     }
     {
         double ms = bench_time_host(ent_cpu_w, NULL, &c, 1, bench_cpu_repeats(config));
-        if (ms < 0) CHECK_DEV(ent_cpu_w(&c));
+        if (ms < 0) BENCH_CHECK(ent_cpu_w(&c));
         if (!config->skip_cpu) row->cpu_ms = ms;
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_L, n));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_E, sizeof(float) * n));
-    CHECK_DEV(bench_gpu_upload(c.d_L, c.L, n));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_L, n));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_E, sizeof(float) * n));
+    BENCH_CHECK(bench_gpu_upload(c.d_L, c.L, n));
     row->cuda_ms = bench_time_device(config, ent_cuda_w, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_E, sizeof(float) * n));
-    rc |= judge(row, "CUDA", bench_rel_error_f(out, c.E, n), 1e-6);
+    BENCH_CHECK(bench_gpu_download(out, c.d_E, sizeof(float) * n));
+    rc |= bench_judge(row, "CUDA", bench_rel_error_f(out, c.E, n), 1e-6);
     if (row->cuda_ms < 0) rc = 1;
     bench_note(row, "33 MB fits in L2");
 done:
@@ -335,20 +287,20 @@ int bench_transpose(const bench_config *config, bench_row *row)
     c.A = malloc(sizeof(float) * n);
     c.T = malloc(sizeof(float) * n);
     out = malloc(sizeof(float) * n);
-    CHECK_ALLOC(c.A && c.T && out);
-    fill_f(c.A, n, -1.0f, 1.0f, 41);
+    BENCH_CHECK_ALLOC(c.A && c.T && out);
+    bench_fill_f(c.A, n, -1.0f, 1.0f, 41);
     {
         double ms = bench_time_host(tr_cpu_w, NULL, &c, 1, bench_cpu_repeats(config));
-        if (ms < 0) CHECK_DEV(tr_cpu_w(&c));
+        if (ms < 0) BENCH_CHECK(tr_cpu_w(&c));
         if (!config->skip_cpu) row->cpu_ms = ms;
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_A, sizeof(float) * n));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_T, sizeof(float) * n));
-    CHECK_DEV(bench_gpu_upload(c.d_A, c.A, sizeof(float) * n));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_A, sizeof(float) * n));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_T, sizeof(float) * n));
+    BENCH_CHECK(bench_gpu_upload(c.d_A, c.A, sizeof(float) * n));
     row->cuda_ms = bench_time_device(config, tr_cuda_w, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_T, sizeof(float) * n));
-    rc |= judge(row, "CUDA", bench_rel_error_f(out, c.T, n), 0.0);
+    BENCH_CHECK(bench_gpu_download(out, c.d_T, sizeof(float) * n));
+    rc |= bench_judge(row, "CUDA", bench_rel_error_f(out, c.T, n), 0.0);
     if (row->cuda_ms < 0) rc = 1;
 done:
     bench_gpu_free(c.d_A);
@@ -390,22 +342,22 @@ int bench_conv2d(const bench_config *config, bench_row *row)
     c.A = malloc(sizeof(int32_t) * n);
     c.B = malloc(sizeof(int32_t) * on);
     out = malloc(sizeof(int32_t) * on);
-    CHECK_ALLOC(c.A && c.B && out);
+    BENCH_CHECK_ALLOC(c.A && c.B && out);
     {
         uint64_t s = 51;
-        for (size_t i = 0; i < n; i++) c.A[i] = (int32_t)(rng_next(&s) % 2001) - 1000;
+        for (size_t i = 0; i < n; i++) c.A[i] = (int32_t)(bench_rng_next(&s) % 2001) - 1000;
     }
     {
         double ms = bench_time_host(conv_cpu_w, NULL, &c, 1, bench_cpu_repeats(config));
-        if (ms < 0) CHECK_DEV(conv_cpu_w(&c));
+        if (ms < 0) BENCH_CHECK(conv_cpu_w(&c));
         if (!config->skip_cpu) row->cpu_ms = ms;
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_A, sizeof(int32_t) * n));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_B, sizeof(int32_t) * on));
-    CHECK_DEV(bench_gpu_upload(c.d_A, c.A, sizeof(int32_t) * n));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_A, sizeof(int32_t) * n));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_B, sizeof(int32_t) * on));
+    BENCH_CHECK(bench_gpu_upload(c.d_A, c.A, sizeof(int32_t) * n));
     row->cuda_ms = bench_time_device(config, conv_cuda_w, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_B, sizeof(int32_t) * on));
+    BENCH_CHECK(bench_gpu_download(out, c.d_B, sizeof(int32_t) * on));
     {
         size_t wrong = 0;
         for (size_t i = 0; i < on; i++) wrong += out[i] != c.B[i];

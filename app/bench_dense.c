@@ -19,35 +19,6 @@
 
 /* ---- data ---- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double rng_uniform(uint64_t *s) { return (rng_next(s) >> 11) * 0x1.0p-53; }
-
-static void fill(double *x, size_t n, double lo, double hi, uint64_t seed)
-{
-#pragma omp parallel for schedule(static)
-    for (size_t b = 0; b < (n + 4095) / 4096; b++) {
-        uint64_t s = seed ^ (b * 0x632be59bd9b4e019ull);
-        size_t end = (b + 1) * 4096 < n ? (b + 1) * 4096 : n;
-        for (size_t i = b * 4096; i < end; i++) x[i] = lo + (hi - lo) * rng_uniform(&s);
-    }
-}
-
-static void fill_f(float *x, size_t n, float lo, float hi, uint64_t seed)
-{
-#pragma omp parallel for schedule(static)
-    for (size_t b = 0; b < (n + 4095) / 4096; b++) {
-        uint64_t s = seed ^ (b * 0x632be59bd9b4e019ull);
-        size_t end = (b + 1) * 4096 < n ? (b + 1) * 4096 : n;
-        for (size_t i = b * 4096; i < end; i++) x[i] = (float)(lo + (hi - lo) * rng_uniform(&s));
-    }
-}
-
 /* Diagonally dominant symmetric matrices (so positive definite): off-diagonal in [-1, 1]. */
 static void fill_spd(double *A, int dim, int batch, uint64_t seed)
 {
@@ -56,40 +27,10 @@ static void fill_spd(double *A, int dim, int batch, uint64_t seed)
         uint64_t s = seed + (uint64_t)b;
         for (int i = 0; i < dim; i++)
             for (int j = 0; j <= i; j++) {
-                double v = i == j ? dim + 1.0 + rng_uniform(&s) : 2 * rng_uniform(&s) - 1;
+                double v = i == j ? dim + 1.0 + bench_rng_uniform(&s) : 2 * bench_rng_uniform(&s) - 1;
                 M[(size_t)i * dim + j] = M[(size_t)j * dim + i] = v;
             }
     }
-}
-
-#define CHECK_ALLOC(p)                                                                             \
-    do {                                                                                           \
-        if (!(p)) {                                                                                \
-            bench_note(row, "out of host memory");                                                 \
-            rc = 1;                                                                                \
-            goto done;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_DEV(expr)                                                                            \
-    do {                                                                                           \
-        gmm_status s_ = (expr);                                                                    \
-        if (s_ != GMM_OK) {                                                                        \
-            bench_note(row, "%s", gmm_error_message(s_));                                          \
-            rc = 1;                                                                                \
-            goto done;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-/* Records a GPU result's error against the reference and fails the row above the bound. */
-static int judge(bench_row *row, const char *what, double err, double bound)
-{
-    if (err > row->max_rel_err) row->max_rel_err = err;
-    if (!(err <= bound)) {
-        bench_note(row, "%s rel err %.2e > %.0e", what, err, bound);
-        return 1;
-    }
-    return 0;
 }
 
 /* ---- matmul: C = R^T X ---- */
@@ -132,26 +73,26 @@ int bench_matmul(const bench_config *config, bench_row *row)
     c.C = malloc(sizeof(double) * c.k * c.d);
     ref = malloc(sizeof(double) * c.k * c.d);
     out = malloc(sizeof(double) * c.k * c.d);
-    CHECK_ALLOC(c.R && c.X && c.C && ref && out);
-    fill(c.R, c.n * c.k, 0.0, 1.0, 1);
-    fill(c.X, c.n * c.d, 0.0, 1.0, 2);
-    CHECK_DEV(matmul_blas(c.R, c.X, c.n, c.k, c.d, ref));
+    BENCH_CHECK_ALLOC(c.R && c.X && c.C && ref && out);
+    bench_fill(c.R, c.n * c.k, 0.0, 1.0, 1);
+    bench_fill(c.X, c.n * c.d, 0.0, 1.0, 2);
+    BENCH_CHECK(matmul_blas(c.R, c.X, c.n, c.k, c.d, ref));
     if (!config->skip_cpu) {
         row->cpu_ms = bench_time_host(mm_cpu, NULL, &c, 1, bench_cpu_repeats(config));
-        if (judge(row, "CPU twin vs OpenBLAS", bench_rel_error(c.C, ref, (size_t)c.k * c.d), 1e-12)) rc = 1;
+        if (bench_judge(row, "CPU twin vs OpenBLAS", bench_rel_error(c.C, ref, (size_t)c.k * c.d), 1e-12)) rc = 1;
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_R, sizeof(double) * c.n * c.k));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_X, sizeof(double) * c.n * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_C, sizeof(double) * c.k * c.d));
-    CHECK_DEV(bench_gpu_upload(c.d_R, c.R, sizeof(double) * c.n * c.k));
-    CHECK_DEV(bench_gpu_upload(c.d_X, c.X, sizeof(double) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_R, sizeof(double) * c.n * c.k));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_X, sizeof(double) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_C, sizeof(double) * c.k * c.d));
+    BENCH_CHECK(bench_gpu_upload(c.d_R, c.R, sizeof(double) * c.n * c.k));
+    BENCH_CHECK(bench_gpu_upload(c.d_X, c.X, sizeof(double) * c.n * c.d));
     row->cuda_ms = bench_time_device(config, mm_cuda, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_C, sizeof(double) * c.k * c.d));
-    rc |= judge(row, "CUDA", bench_rel_error(out, ref, (size_t)c.k * c.d), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_C, sizeof(double) * c.k * c.d));
+    rc |= bench_judge(row, "CUDA", bench_rel_error(out, ref, (size_t)c.k * c.d), 1e-12);
     row->lib_ms = bench_time_device(config, mm_lib, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_C, sizeof(double) * c.k * c.d));
-    rc |= judge(row, "cuBLAS", bench_rel_error(out, ref, (size_t)c.k * c.d), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_C, sizeof(double) * c.k * c.d));
+    rc |= bench_judge(row, "cuBLAS", bench_rel_error(out, ref, (size_t)c.k * c.d), 1e-12);
     if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
 done:
     bench_gpu_free(c.d_R);
@@ -222,9 +163,9 @@ static int bench_cov_common(const bench_config *config, bench_row *row, int weig
     c.C = malloc(sizeof(double) * dd);
     ref = malloc(sizeof(double) * dd);
     out = malloc(sizeof(double) * dd);
-    CHECK_ALLOC(c.X && c.w && c.mu && c.C && ref && out);
-    fill(c.X, c.n * c.d, 0.0, 1.0, 3);
-    fill(c.w, c.n, 0.0, 1.0, 4);
+    BENCH_CHECK_ALLOC(c.X && c.w && c.mu && c.C && ref && out);
+    bench_fill(c.X, c.n * c.d, 0.0, 1.0, 3);
+    bench_fill(c.w, c.n, 0.0, 1.0, 4);
     for (size_t i = 0; i < c.n; i++)
         for (int j = 0; j < c.d; j++) c.mu[j] += c.X[i * c.d + j];
     for (int j = 0; j < c.d; j++) c.mu[j] /= (double)c.n;
@@ -232,27 +173,27 @@ static int bench_cov_common(const bench_config *config, bench_row *row, int weig
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < c.n; i++)
             for (int j = 0; j < c.d; j++) c.X[i * c.d + j] -= c.mu[j];
-    if (weighted) CHECK_DEV(wcov_blas(c.X, c.n, c.d, c.w, 1, c.mu, ref));
-    else CHECK_DEV(covariance_blas(c.X, c.n, c.d, ref));
+    if (weighted) BENCH_CHECK(wcov_blas(c.X, c.n, c.d, c.w, 1, c.mu, ref));
+    else BENCH_CHECK(covariance_blas(c.X, c.n, c.d, ref));
     if (!config->skip_cpu) {
         row->cpu_ms = bench_time_host(weighted ? wcov_cpu_w : cov_cpu, NULL, &c, 0,
                                       bench_cpu_repeats(config));
-        rc |= judge(row, "CPU twin vs OpenBLAS", bench_rel_error(c.C, ref, dd), 1e-12);
+        rc |= bench_judge(row, "CPU twin vs OpenBLAS", bench_rel_error(c.C, ref, dd), 1e-12);
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_X, sizeof(double) * c.n * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_w, sizeof(double) * c.n));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_mu, sizeof(double) * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_C, sizeof(double) * dd));
-    CHECK_DEV(bench_gpu_upload(c.d_X, c.X, sizeof(double) * c.n * c.d));
-    CHECK_DEV(bench_gpu_upload(c.d_w, c.w, sizeof(double) * c.n));
-    CHECK_DEV(bench_gpu_upload(c.d_mu, c.mu, sizeof(double) * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_X, sizeof(double) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_w, sizeof(double) * c.n));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_mu, sizeof(double) * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_C, sizeof(double) * dd));
+    BENCH_CHECK(bench_gpu_upload(c.d_X, c.X, sizeof(double) * c.n * c.d));
+    BENCH_CHECK(bench_gpu_upload(c.d_w, c.w, sizeof(double) * c.n));
+    BENCH_CHECK(bench_gpu_upload(c.d_mu, c.mu, sizeof(double) * c.d));
     row->cuda_ms = bench_time_device(config, weighted ? wcov_cuda_w : cov_cuda, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_C, sizeof(double) * dd));
-    rc |= judge(row, "CUDA", bench_rel_error(out, ref, dd), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_C, sizeof(double) * dd));
+    rc |= bench_judge(row, "CUDA", bench_rel_error(out, ref, dd), 1e-12);
     row->lib_ms = bench_time_device(config, weighted ? wcov_lib_w : cov_lib, NULL, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_C, sizeof(double) * dd));
-    rc |= judge(row, "cuBLAS", bench_rel_error(out, ref, dd), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_C, sizeof(double) * dd));
+    rc |= bench_judge(row, "cuBLAS", bench_rel_error(out, ref, dd), 1e-12);
     if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
     if (weighted) bench_note(row, "lib = sqrt(w) scaling + DSYRK");
 done:
@@ -332,24 +273,24 @@ static int bench_chol_common(const bench_config *config, bench_row *row, int dim
     c.A = malloc(sizeof(double) * c.elems);
     ref = malloc(sizeof(double) * c.elems);
     out = malloc(sizeof(double) * c.elems);
-    CHECK_ALLOC(c.A0 && c.A && ref && out);
+    BENCH_CHECK_ALLOC(c.A0 && c.A && ref && out);
     fill_spd(c.A0, dim, batch, 5);
     memcpy(ref, c.A0, sizeof(double) * c.elems);
-    CHECK_DEV(cholesky_blas(ref, dim, batch, NULL));
+    BENCH_CHECK(cholesky_blas(ref, dim, batch, NULL));
     if (!config->skip_cpu) {
         row->cpu_ms = bench_time_host(chol_cpu, chol_restore_host, &c, 0, bench_cpu_repeats(config));
-        rc |= judge(row, "CPU twin vs LAPACK", bench_rel_error(c.A, ref, c.elems), 1e-12);
+        rc |= bench_judge(row, "CPU twin vs LAPACK", bench_rel_error(c.A, ref, c.elems), 1e-12);
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_A0, sizeof(double) * c.elems));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_A, sizeof(double) * c.elems));
-    CHECK_DEV(bench_gpu_upload(c.d_A0, c.A0, sizeof(double) * c.elems));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_A0, sizeof(double) * c.elems));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_A, sizeof(double) * c.elems));
+    BENCH_CHECK(bench_gpu_upload(c.d_A0, c.A0, sizeof(double) * c.elems));
     row->cuda_ms = bench_time_device(config, chol_cuda, chol_restore_dev, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_A, sizeof(double) * c.elems));
-    rc |= judge(row, "CUDA", bench_rel_error(out, ref, c.elems), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_A, sizeof(double) * c.elems));
+    rc |= bench_judge(row, "CUDA", bench_rel_error(out, ref, c.elems), 1e-12);
     row->lib_ms = bench_time_device(config, chol_lib, chol_restore_dev, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_A, sizeof(double) * c.elems));
-    rc |= judge(row, "cuSOLVER", bench_rel_error(out, ref, c.elems), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_A, sizeof(double) * c.elems));
+    rc |= bench_judge(row, "cuSOLVER", bench_rel_error(out, ref, c.elems), 1e-12);
     if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
     bench_note(row, batch == 1 ? "lib = cuSOLVER potrf" : "lib = cuSOLVER potrfBatched");
 done:
@@ -425,34 +366,34 @@ int bench_trsm(const bench_config *config, bench_row *row)
     c.B = malloc(sizeof(double) * nb);
     ref = malloc(sizeof(double) * nb);
     out = malloc(sizeof(double) * nb);
-    CHECK_ALLOC(c.L && c.B0 && c.B && ref && out);
+    BENCH_CHECK_ALLOC(c.L && c.B0 && c.B && ref && out);
     /* A well-conditioned lower factor: unit-ish diagonal, small off-diagonal entries. */
     {
         uint64_t s = 6;
         for (int i = 0; i < c.d; i++)
             for (int j = 0; j < c.d; j++)
-                c.L[(size_t)i * c.d + j] = j < i ? (2 * rng_uniform(&s) - 1) / c.d
-                                                 : (j == i ? 1.0 + rng_uniform(&s) : 0.0);
+                c.L[(size_t)i * c.d + j] = j < i ? (2 * bench_rng_uniform(&s) - 1) / c.d
+                                                 : (j == i ? 1.0 + bench_rng_uniform(&s) : 0.0);
     }
-    fill(c.B0, nb, -1.0, 1.0, 7);
+    bench_fill(c.B0, nb, -1.0, 1.0, 7);
     memcpy(ref, c.B0, sizeof(double) * nb);
-    CHECK_DEV(trsm_blas(c.L, c.d, ref, c.nrhs));
+    BENCH_CHECK(trsm_blas(c.L, c.d, ref, c.nrhs));
     if (!config->skip_cpu) {
         row->cpu_ms = bench_time_host(trsm_cpu_w, trsm_restore_host, &c, 0, bench_cpu_repeats(config));
-        rc |= judge(row, "CPU twin vs OpenBLAS", bench_rel_error(c.B, ref, nb), 1e-12);
+        rc |= bench_judge(row, "CPU twin vs OpenBLAS", bench_rel_error(c.B, ref, nb), 1e-12);
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_L, sizeof(double) * c.d * c.d));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_B0, sizeof(double) * nb));
-    CHECK_DEV(bench_gpu_alloc((void **)&c.d_B, sizeof(double) * nb));
-    CHECK_DEV(bench_gpu_upload(c.d_L, c.L, sizeof(double) * c.d * c.d));
-    CHECK_DEV(bench_gpu_upload(c.d_B0, c.B0, sizeof(double) * nb));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_L, sizeof(double) * c.d * c.d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_B0, sizeof(double) * nb));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_B, sizeof(double) * nb));
+    BENCH_CHECK(bench_gpu_upload(c.d_L, c.L, sizeof(double) * c.d * c.d));
+    BENCH_CHECK(bench_gpu_upload(c.d_B0, c.B0, sizeof(double) * nb));
     row->cuda_ms = bench_time_device(config, trsm_cuda_w, trsm_restore_dev, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_B, sizeof(double) * nb));
-    rc |= judge(row, "CUDA", bench_rel_error(out, ref, nb), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_B, sizeof(double) * nb));
+    rc |= bench_judge(row, "CUDA", bench_rel_error(out, ref, nb), 1e-12);
     row->lib_ms = bench_time_device(config, trsm_lib_w, trsm_restore_dev, &c);
-    CHECK_DEV(bench_gpu_download(out, c.d_B, sizeof(double) * nb));
-    rc |= judge(row, "cuBLAS", bench_rel_error(out, ref, nb), 1e-12);
+    BENCH_CHECK(bench_gpu_download(out, c.d_B, sizeof(double) * nb));
+    rc |= bench_judge(row, "cuBLAS", bench_rel_error(out, ref, nb), 1e-12);
     if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
 done:
     bench_gpu_free(c.d_L);
@@ -513,13 +454,13 @@ static int bench_mv_common(const bench_config *config, bench_row *row, int f64)
     ref = malloc(sizeof(double) * c.m);
     out = malloc(sizeof(double) * c.m);
     tmp = malloc(es * c.m);
-    CHECK_ALLOC(c.A && c.x && c.y && ref && out && tmp);
+    BENCH_CHECK_ALLOC(c.A && c.x && c.y && ref && out && tmp);
     if (f64) {
-        fill(c.A, c.m * c.n, -1.0, 1.0, 8);
-        fill(c.x, c.n, -1.0, 1.0, 9);
+        bench_fill(c.A, c.m * c.n, -1.0, 1.0, 8);
+        bench_fill(c.x, c.n, -1.0, 1.0, 9);
     } else {
-        fill_f(c.A, c.m * c.n, -1.0f, 1.0f, 8);
-        fill_f(c.x, c.n, -1.0f, 1.0f, 9);
+        bench_fill_f(c.A, c.m * c.n, -1.0f, 1.0f, 8);
+        bench_fill_f(c.x, c.n, -1.0f, 1.0f, 9);
     }
     /* Reference in float64 whatever the type. */
 #pragma omp parallel for schedule(static)
@@ -536,22 +477,22 @@ static int bench_mv_common(const bench_config *config, bench_row *row, int f64)
     if (!config->skip_cpu) {
         row->cpu_ms = bench_time_host(mv_cpu, NULL, &c, 1, bench_cpu_repeats(config));
         TO_DOUBLE(c.y);
-        rc |= judge(row, "CPU twin", bench_rel_error(out, ref, c.m), bound);
+        rc |= bench_judge(row, "CPU twin", bench_rel_error(out, ref, c.m), bound);
     }
     if (!bench_have_gpu()) goto done;
-    CHECK_DEV(bench_gpu_alloc(&c.d_A, es * c.m * c.n));
-    CHECK_DEV(bench_gpu_alloc(&c.d_x, es * c.n));
-    CHECK_DEV(bench_gpu_alloc(&c.d_y, es * c.m));
-    CHECK_DEV(bench_gpu_upload(c.d_A, c.A, es * c.m * c.n));
-    CHECK_DEV(bench_gpu_upload(c.d_x, c.x, es * c.n));
+    BENCH_CHECK(bench_gpu_alloc(&c.d_A, es * c.m * c.n));
+    BENCH_CHECK(bench_gpu_alloc(&c.d_x, es * c.n));
+    BENCH_CHECK(bench_gpu_alloc(&c.d_y, es * c.m));
+    BENCH_CHECK(bench_gpu_upload(c.d_A, c.A, es * c.m * c.n));
+    BENCH_CHECK(bench_gpu_upload(c.d_x, c.x, es * c.n));
     row->cuda_ms = bench_time_device(config, mv_cuda, NULL, &c);
-    CHECK_DEV(bench_gpu_download(tmp, c.d_y, es * c.m));
+    BENCH_CHECK(bench_gpu_download(tmp, c.d_y, es * c.m));
     TO_DOUBLE(tmp);
-    rc |= judge(row, "CUDA", bench_rel_error(out, ref, c.m), bound);
+    rc |= bench_judge(row, "CUDA", bench_rel_error(out, ref, c.m), bound);
     row->lib_ms = bench_time_device(config, mv_lib, NULL, &c);
-    CHECK_DEV(bench_gpu_download(tmp, c.d_y, es * c.m));
+    BENCH_CHECK(bench_gpu_download(tmp, c.d_y, es * c.m));
     TO_DOUBLE(tmp);
-    rc |= judge(row, "cuBLAS", bench_rel_error(out, ref, c.m), bound);
+    rc |= bench_judge(row, "cuBLAS", bench_rel_error(out, ref, c.m), bound);
     if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
     bench_note(row, "target: 85%% of copy bandwidth");
 #undef TO_DOUBLE

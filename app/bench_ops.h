@@ -61,5 +61,33 @@ void bench_note(bench_row *row, const char *fmt, ...)
 /* ||a - b|| / ||b||, INFINITY when a holds a NaN or infinity. */
 double bench_rel_error(const double *a, const double *b, size_t n);
 double bench_rel_error_f(const float *a, const float *b, size_t n);
+/* Records err in row->max_rel_err and, above bound, notes it and returns 1 (else 0). */
+int bench_judge(bench_row *row, const char *what, double err, double bound);
+/* Uniform random data in [lo, hi), reproducible from seed whatever the thread count. */
+uint64_t bench_rng_next(uint64_t *state);
+double bench_rng_uniform(uint64_t *state);
+void bench_fill(double *x, size_t n, double lo, double hi, uint64_t seed);
+void bench_fill_f(float *x, size_t n, float lo, float hi, uint64_t seed);
+
+/* In a bench_<op> function with `int rc` and a `done:` label: a failed allocation or a failed
+ * kernel call notes why in the row and ends the experiment. */
+#define BENCH_CHECK_ALLOC(p)                                                                       \
+    do {                                                                                           \
+        if (!(p)) {                                                                                \
+            bench_note(row, "out of host memory");                                                 \
+            rc = 1;                                                                                \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define BENCH_CHECK(expr)                                                                          \
+    do {                                                                                           \
+        gmm_status s_ = (expr);                                                                    \
+        if (s_ != GMM_OK) {                                                                        \
+            bench_note(row, "%s", gmm_error_message(s_));                                          \
+            rc = 1;                                                                                \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
 
 #endif
