@@ -2,7 +2,7 @@
 #
 #   make              build bin/gmm-train, bin/gmm-predict, bin/gmm-bench
 #   make test         build and run every Check suite (GPU suites skip without a GPU)
-#   make test SANITIZE=1   the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test SANITIZE=1   the same under AddressSanitizer + UndefinedBehaviorSanitizer (CPU code)
 #   make demo         install missing packages (apt-get), find or fetch data, train, predict
 #   CUDA=0|1          force the CUDA backend off or on (default: on when nvcc is found)
 #   CUDA_ARCH=sm_90   build CUDA code for one architecture only
@@ -25,8 +25,10 @@ PKG_CONFIG ?= pkg-config
 
 # ---- probes -------------------------------------------------------------------------------
 NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+# CUDA is built when nvcc is found, except in sanitizer builds (AddressSanitizer and the CUDA
+# runtime do not mix, and the sanitizers are for our C code); CUDA=0|1 overrides either way.
 ifeq ($(origin CUDA),undefined)
-CUDA := $(if $(NVCC),1,0)
+CUDA := $(if $(filter 1,$(SANITIZE)),0,$(if $(NVCC),1,0))
 endif
 ifeq ($(CUDA),1)
 ifeq ($(NVCC),)
