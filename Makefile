@@ -93,6 +93,14 @@ CPPFLAGS += -DGMM_WITH_CUDA=1 -I$(CUDA_HOME)/include
 LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart -lstdc++
 endif
 
+# Objects remember the configuration they were built with: when CUDA, SANITIZE or the flags
+# change, everything is rebuilt (a CPU-only object must never be linked into a CUDA build).
+CONFIG_STAMP := $(BUILD)/config.stamp
+CONFIG_LINE := CUDA=$(CUDA) SANITIZE=$(SANITIZE) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+$(shell mkdir -p $(BUILD) && (echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP)))
+endif
+
 # ---- sources ------------------------------------------------------------------------------
 LIB_DIRS := kernels linalg data models
 # foo_nocuda.c files hold the stand-ins (returning GMM_ERR_NO_DEVICE) for CUDA entry points and
@@ -116,15 +124,15 @@ TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_C))
 .PHONY: all test demo clean help bench check-mnist
 all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/%.c
+$(BUILD)/tests/%.o: tests/%.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CHECK_CFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu
+$(BUILD)/%.cu.o: %.cu $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
