@@ -227,13 +227,15 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, NULL, NULL, "fp64"},
             {GMM_PRECISION_TF32, NULL, NULL, "tf32"},
             {GMM_PRECISION_FP32, NULL, NULL, "fp32"},
+            {GMM_PRECISION_FP64, "GMM_CUDA_NO_COMPACT", "1", "fp64 no compaction"},
+            {GMM_PRECISION_TF32, "GMM_CUDA_NO_COMPACT", "1", "tf32 no compaction"},
             {GMM_PRECISION_FP64, "GMM_CUDA_ESTEP", "kgemm", "fp64 E K GEMMs"},
             {GMM_PRECISION_FP64, "GMM_CUDA_POTRF", "loop", "fp64 potrf loop"},
             {GMM_PRECISION_FP64, "GMM_CUDA_COV", "syrk", "fp64 cov SYRK"},
             {GMM_PRECISION_FP64, "GMM_CUDA_COV", "gemm", "fp64 cov full GEMM"},
             {GMM_PRECISION_TF32, "GMM_CUDA_COV", "gemm", "tf32 cov full GEMM"},
         };
-        int n_runs = variants ? 8 : 3;
+        int n_runs = variants ? 10 : 5;
         for (int r = 0; r < n_runs && n_rows < 64; r++) {
             if (runs[r].env) setenv(runs[r].env, runs[r].val, 1);
             em_timing t;
@@ -299,7 +301,7 @@ int bench_em(int argc, char **argv)
     for (int r = 0; r < n_rows; r++) printf("%s\n", rows[r]);
     for (int ds = 0; ds < 2; ds++) {
         if (fit_s[ds] >= 0)
-            printf("%s: gmm_fit (k-means init on the CPU + EM on the GPU, tol 1e-3): %.2f s, "
+            printf("%s: gmm_fit (k-means++ seeds on the CPU, Lloyd + EM on the GPU, tol 1e-3): %.2f s, "
                    "%d iterations\n",
                    names[ds], fit_s[ds], fit_iters[ds]);
         if (train_s[ds] >= 0)

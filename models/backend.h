@@ -55,6 +55,15 @@ typedef struct gmm_backend {
     /* Host copies of the last E-step's per-sample log p(x_i) (n_samples) and log
      * responsibilities (n_samples x K); either may be NULL. */
     gmm_status (*get_estep)(gmm_backend_ctx *ctx, double *log_likelihood, double *log_resp);
+
+    /* Optional (NULL when the backend has none; the CPU's k-means in models/init.c is used
+     * then): Lloyd's k-means on the context's data from the seeds in centers (host, K x d),
+     * with gmm_kmeans_lloyd's semantics (stop when no label changes or the total squared center
+     * shift <= 1e-4 x the mean feature variance; an empty cluster moves to the sample farthest
+     * from its center). Writes the final centers and resp (host, n_samples x K one-hot labels).
+     * Leaves the context's parameters and responsibilities unset (set_resp follows). */
+    gmm_status (*kmeans_lloyd)(gmm_backend_ctx *ctx, int max_iter, double *centers,
+                               double *resp);
 } gmm_backend;
 
 /* The registry: the backend for a device choice. For GMM_DEVICE_AUTO the GPU when it is built

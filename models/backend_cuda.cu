@@ -17,12 +17,25 @@
  * smaller chunk, for tests). Every reduction has a fixed order, so a fit is deterministic.
  * Variants for measurement: GMM_CUDA_ESTEP=kgemm (K GEMMs instead of one), GMM_CUDA_POTRF=loop
  * (K cusolverDnDpotrf calls instead of the batched one), GMM_CUDA_COV=gemm|syrk (a full GEMM or
- * SYRK instead of the lower block triangle for the covariance products). */
+ * SYRK instead of the lower block triangle for the covariance products), GMM_CUDA_NO_COMPACT=1 (the
+ * covariance products over every row instead of the packed rows with r_ik > 1e-20).
+ *
+ * Compaction (default): per chunk, flags r_ik > 1e-20 (component-major), one CUB exclusive scan,
+ * K + 1 packed bounds back to the host, then one kernel gathers the sqrt(r)-scaled centred rows
+ * of the kept (i, k) into packed per-component blocks and the products run over those rows only
+ * (responsibilities in 784 dimensions are nearly hard: ~N/K rows per component).
+ *
+ * k-means (kmeans_lloyd): Lloyd iterations from host seeds with the distances as one GEMM
+ * (||x||^2 - 2 x c^T + ||c||^2), labels and the changed count on the device, center sums as the
+ * GEMM onehot^T X; the K x d sums and K counts come back each iteration (the empty-cluster rule,
+ * the division and the shift run on the host exactly as models/init.c). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cub/device/device_scan.cuh>
 
 #include "kernels/cuda_check.h"
 #include "kernels/gpu_info.h"
@@ -79,6 +92,16 @@ struct gmm_backend_ctx {
     int64_t chunk_rows;      /* E-step rows per chunk */
     int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32): rows x K x d
                                 scaled centred values fill the workspace */
+
+    /* M-step compaction (full, tied float32): rows with r_ik <= 1e-20 are left out of
+     * component k's product, as the CPU's wcov_blas does */
+    bool compact;            /* false under GMM_CUDA_NO_COMPACT=1 */
+    int *d_flags;            /* K * mstep_rows + 1: keep flags, component-major */
+    int *d_pos;              /* their exclusive scan: packed row of (k, i) */
+    int *d_bounds;           /* K + 1: packed start of each component */
+    int *h_bounds;
+    void *d_scan_tmp;
+    size_t scan_tmp_bytes;
 
     bool kgemm, potrf_batched;
     int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
@@ -319,6 +342,54 @@ __global__ void scaled_centre_kernel(const TX *__restrict__ X, int64_t rows, int
     }
 }
 
+#define NEGLIGIBLE_RESP 1e-20
+
+/* flags[k * rows + i] = R[i, k] > 1e-20; flags[K * rows] = 0 (so the scan's last entry is the
+ * total). */
+__global__ void keep_flags_kernel(const double *__restrict__ R, int64_t rows, int K, int *flags)
+{
+    const int64_t n = rows * K;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e <= n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        if (e == n) {
+            flags[n] = 0;
+            continue;
+        }
+        const int64_t k = e / rows, i = e - k * rows;
+        flags[e] = R[i * K + k] > NEGLIGIBLE_RESP ? 1 : 0;
+    }
+}
+
+/* bounds[k] = pos[k * rows] for k = 0..K */
+__global__ void bounds_kernel(const int *__restrict__ pos, int64_t rows, int K, int *bounds)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k <= K) bounds[k] = pos[(int64_t)k * rows];
+}
+
+/* The packed form of scaled_centre_kernel: row i of component k goes to packed row
+ * pos[k * rows + i] when R[i, k] > 1e-20 and is left out otherwise. */
+template <typename TX, typename TA>
+__global__ void packed_centre_kernel(const TX *__restrict__ X, int64_t rows, int d,
+                                     const double *__restrict__ R, int K,
+                                     const double *__restrict__ mu, const int *__restrict__ pos,
+                                     TA *__restrict__ A)
+{
+    const int64_t n = rows * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = e / d;
+        const int j = (int)(e - i * d);
+        const double x = (double)X[e];
+        for (int k = 0; k < K; k++) {
+            const double r = R[i * K + k];
+            if (r > NEGLIGIBLE_RESP)
+                A[(int64_t)pos[(int64_t)k * rows + i] * d + j] =
+                    (TA)(sqrt(r) * (x - mu[(int64_t)k * d + j]));
+        }
+    }
+}
+
 /* acc[m] (+)= sum over g < group of tmp[m * group + g] (n_out matrices of dd values): the
  * per-component products summed in a fixed order in float64. */
 template <typename TA>
@@ -437,6 +508,145 @@ __global__ void mean_prec_kernel(const double *__restrict__ mu, const T *__restr
     }
 }
 
+/* ---- k-means kernels ------------------------------------------------------------------------ */
+
+template <typename T>
+__global__ void to_double_kernel(const T *__restrict__ x, double *__restrict__ y, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = (double)x[i];
+}
+
+/* partial[s, j] = sum of X[i, j] over the rows of slab s */
+__global__ void col_sum_kernel(const double *__restrict__ X, int64_t n, int d, int64_t per,
+                               double *partial)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= d) return;
+    const int64_t i0 = blockIdx.y * per, i1 = i0 + per < n ? i0 + per : n;
+    double s = 0;
+    for (int64_t i = i0; i < i1; i++) s += X[i * d + j];
+    partial[(int64_t)blockIdx.y * d + j] = s;
+}
+
+__global__ void col_mean_finish_kernel(const double *__restrict__ partial, int S, int d, int64_t n,
+                                       double *mean)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= d) return;
+    double s = 0;
+    for (int t = 0; t < S; t++) s += partial[(int64_t)t * d + j];
+    mean[j] = s / (double)n;
+}
+
+/* one warp per row: xn[i] = ||x_i||^2, dev[i] = ||x_i - mean||^2 */
+__global__ void row_norms_kernel(const double *__restrict__ X, int64_t n, int d,
+                                 const double *__restrict__ mean, double *xn, double *dev)
+{
+    const int64_t i = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (i >= n) return;
+    double a = 0, b = 0;
+    for (int j = lane; j < d; j += 32) {
+        double v = X[i * d + j];
+        a += v * v;
+        b += (v - mean[j]) * (v - mean[j]);
+    }
+    a = warp_sum(a);
+    b = warp_sum(b);
+    if (lane == 0) {
+        xn[i] = a;
+        dev[i] = b;
+    }
+}
+
+/* cn[k] = ||c_k||^2 in order, as the CPU */
+__global__ void center_norms_kernel(const double *__restrict__ C, int K, int d, double *cn)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= K) return;
+    double s = 0;
+    for (int j = 0; j < d; j++) s += C[(int64_t)k * d + j] * C[(int64_t)k * d + j];
+    cn[k] = s;
+}
+
+/* labels from the distances xn - 2 dots + cn (first minimum, as the CPU), min_dist, the number
+ * of changed labels (integer atomics: order-free), and the one-hot matrix when onehot != NULL. */
+__global__ void assign_kernel(const double *__restrict__ dots, const double *__restrict__ xn,
+                              const double *__restrict__ cn, int64_t n, int K, int *labels,
+                              double *min_dist, double *onehot, unsigned long long *changed)
+{
+    __shared__ unsigned int block_changed;
+    if (threadIdx.x == 0) block_changed = 0;
+    __syncthreads();
+    const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        int best = 0;
+        double bd = INFINITY;
+        for (int k = 0; k < K; k++) {
+            double dd = xn[i] - 2 * dots[i * K + k] + cn[k];
+            if (dd < bd) {
+                bd = dd;
+                best = k;
+            }
+        }
+        if (labels[i] != best) atomicAdd(&block_changed, 1u);
+        labels[i] = best;
+        min_dist[i] = bd < 0 ? 0 : bd;
+        if (onehot)
+            for (int k = 0; k < K; k++) onehot[i * K + k] = k == best ? 1.0 : 0.0;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && block_changed) atomicAdd(changed, (unsigned long long)block_changed);
+}
+
+/* counts[k] = number of labels equal to k, one block per k */
+__global__ void label_counts_kernel(const int *__restrict__ labels, int64_t n, int *counts)
+{
+    __shared__ int sh[REDUCE_THREADS];
+    const int k = blockIdx.x;
+    int s = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += labels[i] == k;
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int t = blockDim.x / 2; t > 0; t >>= 1) {
+        if ((int)threadIdx.x < t) sh[threadIdx.x] += sh[threadIdx.x + t];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) counts[k] = sh[0];
+}
+
+/* *out = the first index of the maximum of x (one block of REDUCE_THREADS) */
+__global__ void argmax_kernel(const double *__restrict__ x, int64_t n, int64_t *out)
+{
+    __shared__ double sv[REDUCE_THREADS];
+    __shared__ int64_t si[REDUCE_THREADS];
+    double bv = -INFINITY;
+    int64_t bi = -1;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        if (bi < 0 || x[i] > bv) {
+            bv = x[i];
+            bi = i;
+        }
+    sv[threadIdx.x] = bv;
+    si[threadIdx.x] = bi;
+    __syncthreads();
+    for (int t = blockDim.x / 2; t > 0; t >>= 1) {
+        if ((int)threadIdx.x < t) {
+            double ov = sv[threadIdx.x + t];
+            int64_t oi = si[threadIdx.x + t];
+            if (oi >= 0 && (si[threadIdx.x] < 0 || ov > sv[threadIdx.x] ||
+                            (ov == sv[threadIdx.x] && oi < si[threadIdx.x]))) {
+                sv[threadIdx.x] = ov;
+                si[threadIdx.x] = oi;
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *out = si[0] < 0 ? 0 : si[0];
+}
+
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static int grid_for(int64_t n, int threads)
@@ -490,6 +700,11 @@ static void cuda_destroy(gmm_backend_ctx *c)
     cudaFree(c->d_partial);
     cudaFree(c->d_scalar);
     cudaFree(c->d_work);
+    cudaFree(c->d_flags);
+    cudaFree(c->d_pos);
+    cudaFree(c->d_bounds);
+    cudaFree(c->d_scan_tmp);
+    free(c->h_bounds);
     la_cuda_destroy(c->la);
     free(c->h_ptrs);
     free(c->h_nk);
@@ -637,6 +852,23 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     } else {
         c->chunk_rows = n_samples;
         c->mstep_rows = n_samples;
+    }
+    /* compaction buffers for the covariance products (full; tied in float32/TF32) */
+    c->compact = row_m > 0 && !((v = env_str("GMM_CUDA_NO_COMPACT")) && strcmp(v, "0") != 0) &&
+                 (size_t)c->mstep_rows * K + 1 < (size_t)INT32_MAX;
+    if (c->compact) {
+        size_t items = (size_t)c->mstep_rows * K + 1;
+        DMALLOC(c->d_flags, sizeof(int) * items);
+        DMALLOC(c->d_pos, sizeof(int) * items);
+        DMALLOC(c->d_bounds, sizeof(int) * (K + 1));
+        c->h_bounds = (int *)malloc(sizeof(int) * (K + 1));
+        if (!c->h_bounds) {
+            status = gmm_error(GMM_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, c->scan_tmp_bytes, c->d_flags,
+                                                     c->d_pos, (int)items, (cudaStream_t)0));
+        DMALLOC(c->d_scan_tmp, c->scan_tmp_bytes > 0 ? c->scan_tmp_bytes : 16);
     }
     free(hx);
     *out = c;
@@ -891,19 +1123,43 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
     TA *tmp = (TA *)c->d_tmp;
     for (int64_t r0 = 0; r0 < N; r0 += c->mstep_rows) {
         int64_t rows = N - r0 < c->mstep_rows ? N - r0 : c->mstep_rows;
-        scaled_centre_kernel<TX, TA><<<grid_for(rows * d, 256), 256>>>(
-            (const TX *)c->d_X + r0 * d, rows, d, c->d_resp + r0 * K, K, c->d_means, A);
-        GMM_LAUNCH_CHECK("scaled_centre_kernel");
+        const double *Rc = c->d_resp + r0 * K;
+        if (c->compact) {
+            /* flags, exclusive scan, K + 1 packed bounds to the host, gather of the kept rows */
+            int n_items = (int)(rows * K + 1);
+            size_t tmp_bytes = c->scan_tmp_bytes;
+            keep_flags_kernel<<<grid_for(rows * K + 1, 256), 256>>>(Rc, rows, K, c->d_flags);
+            GMM_LAUNCH_CHECK("keep_flags_kernel");
+            GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(c->d_scan_tmp, tmp_bytes, c->d_flags,
+                                                         c->d_pos, n_items, (cudaStream_t)0));
+            bounds_kernel<<<(K + 1 + 127) / 128, 128>>>(c->d_pos, rows, K, c->d_bounds);
+            GMM_LAUNCH_CHECK("bounds_kernel");
+            GMM_CUDA_CHECK(cudaMemcpy(c->h_bounds, c->d_bounds, sizeof(int) * (K + 1),
+                                      cudaMemcpyDeviceToHost));
+            packed_centre_kernel<TX, TA><<<grid_for(rows * d, 256), 256>>>(
+                (const TX *)c->d_X + r0 * d, rows, d, Rc, K, c->d_means, c->d_pos, A);
+            GMM_LAUNCH_CHECK("packed_centre_kernel");
+        } else {
+            scaled_centre_kernel<TX, TA><<<grid_for(rows * d, 256), 256>>>(
+                (const TX *)c->d_X + r0 * d, rows, d, Rc, K, c->d_means, A);
+            GMM_LAUNCH_CHECK("scaled_centre_kernel");
+        }
         for (int k = 0; k < K; k++) {
             la_cuda *lane = la_cuda_lane(c->la, k % c->n_lanes);
-            const TA *Ak = A + (int64_t)k * rows * d;
+            const TA *Ak = c->compact ? A + (int64_t)c->h_bounds[k] * d : A + (int64_t)k * rows * d;
+            const int nrows = c->compact ? c->h_bounds[k + 1] - c->h_bounds[k] : (int)rows;
             if (!lane) {
                 status = GMM_ERR_CUDA;
                 goto fail;
             }
             TA *out = direct ? (TA *)(c->d_acc + k * dd) : tmp + k * dd;
             TA beta = direct && r0 > 0 ? (TA)1 : (TA)0;
-            status = product<TA>(lane, c->cov_mode, Ak, (int)rows, d, beta, out);
+            if (nrows == 0) {
+                /* nothing kept: the product is 0 (beta 1: nothing to add) */
+                if (beta == (TA)0) GMM_CUDA_CHECK(cudaMemset(out, 0, sizeof(TA) * dd));
+                continue;
+            }
+            status = product<TA>(lane, c->cov_mode, Ak, nrows, d, beta, out);
             if (status != GMM_OK) goto fail;
         }
         if (!direct) {
@@ -1073,6 +1329,149 @@ fail:
     return status;
 }
 
+/* Lloyd's k-means on the device with models/init.c's semantics (see backend.h). */
+static gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers,
+                                    double *resp)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples;
+    const size_t Kd = (size_t)K * d;
+    double *dX = NULL, *own_X = NULL, *d_xn = NULL, *d_colp = NULL;
+    int *d_lab = NULL, *d_counts = NULL;
+    unsigned long long *d_changed = NULL;
+    int64_t *d_far = NULL;
+    double *nc = NULL;
+    int *counts = NULL, *labels = NULL;
+    double *d_C = c->d_means, *d_cn = c->d_const, *d_dots = c->d_log_resp, *d_R = c->d_resp;
+    double *d_min = c->d_lpn, *d_sums = c->d_acc, *d_mean = c->d_b;
+    const int assign_blocks = (int)((N + 255) / 256);
+    int S = 64;
+    int64_t per;
+    double tol, var_sum = 0;
+    int it;
+
+    c->have_params = false;
+    c->resp_state = 0;
+    nc = (double *)malloc(sizeof(double) * Kd);
+    counts = (int *)malloc(sizeof(int) * K);
+    labels = (int *)malloc(sizeof(int) * N);
+    if (!nc || !counts || !labels) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
+        goto fail;
+    }
+    if (!c->single) {
+        dX = (double *)c->d_X;
+    } else {
+        /* float data: the distances in float64 from a float64 copy */
+        if (c->d_work && (size_t)c->chunk_rows * (c->type == GMM_COV_FULL ? Kd : (size_t)d) *
+                                 elem_size(c) >= sizeof(double) * N * d)
+            dX = (double *)c->d_work;
+        else {
+            DMALLOC(own_X, sizeof(double) * N * d);
+            dX = own_X;
+        }
+        to_double_kernel<float><<<grid_for(N * d, 256), 256>>>((const float *)c->d_X, dX, N * d);
+        GMM_LAUNCH_CHECK("to_double_kernel");
+    }
+    if (S > N) S = (int)N;
+    per = (N + S - 1) / S;
+    S = (int)((N + per - 1) / per);
+    DMALLOC(d_xn, sizeof(double) * N);
+    DMALLOC(d_colp, sizeof(double) * (size_t)S * d);
+    DMALLOC(d_lab, sizeof(int) * N);
+    DMALLOC(d_counts, sizeof(int) * K);
+    DMALLOC(d_changed, sizeof(unsigned long long));
+    DMALLOC(d_far, sizeof(int64_t));
+
+    /* tol = 1e-4 x the mean over features of the variance; ||x_i||^2 */
+    col_sum_kernel<<<dim3((d + 127) / 128, S), 128>>>(dX, N, d, per, d_colp);
+    GMM_LAUNCH_CHECK("col_sum_kernel");
+    col_mean_finish_kernel<<<(d + 127) / 128, 128>>>(d_colp, S, d, N, d_mean);
+    GMM_LAUNCH_CHECK("col_mean_finish_kernel");
+    row_norms_kernel<<<(unsigned)((N + 7) / 8), 256>>>(dX, N, d, d_mean, d_xn, d_min);
+    GMM_LAUNCH_CHECK("row_norms_kernel");
+    {
+        int blocks = grid_for(N, REDUCE_THREADS);
+        if (blocks > REDUCE_BLOCKS) blocks = REDUCE_BLOCKS;
+        reduce_stage1_kernel<<<blocks, REDUCE_THREADS>>>(d_min, N, c->d_partial);
+        GMM_LAUNCH_CHECK("reduce_stage1_kernel");
+        reduce_stage2_kernel<<<1, REDUCE_THREADS>>>(c->d_partial, blocks, 1.0, c->d_scalar);
+        GMM_LAUNCH_CHECK("reduce_stage2_kernel");
+        GMM_CUDA_CHECK(cudaMemcpy(&var_sum, c->d_scalar, sizeof(double), cudaMemcpyDeviceToHost));
+    }
+    tol = 1e-4 * var_sum / ((double)N * d);
+    GMM_CUDA_CHECK(cudaMemset(d_lab, 0xff, sizeof(int) * N)); /* -1 */
+
+    for (it = 1; it <= max_iter; it++) {
+        unsigned long long changed = 0;
+        double shift = 0;
+        GMM_CUDA_CHECK(cudaMemcpy(d_C, centers, sizeof(double) * Kd, cudaMemcpyHostToDevice));
+        center_norms_kernel<<<(K + 127) / 128, 128>>>(d_C, K, d, d_cn);
+        GMM_LAUNCH_CHECK("center_norms_kernel");
+        if ((status = la_cuda_dgemm(c->la, false, true, (int)N, K, d, 1.0, dX, d, d_C, d, 0.0,
+                                    d_dots, K)) != GMM_OK)
+            goto fail;
+        GMM_CUDA_CHECK(cudaMemset(d_changed, 0, sizeof(unsigned long long)));
+        assign_kernel<<<assign_blocks, 256>>>(d_dots, d_xn, d_cn, N, K, d_lab, d_min, d_R,
+                                              d_changed);
+        GMM_LAUNCH_CHECK("assign_kernel");
+        GMM_CUDA_CHECK(cudaMemcpy(&changed, d_changed, sizeof changed, cudaMemcpyDeviceToHost));
+        if (changed == 0 && it > 1) break;
+        /* center sums onehot^T X and counts */
+        if ((status = la_cuda_dgemm(c->la, true, false, K, d, (int)N, 1.0, d_R, K, dX, d, 0.0,
+                                    d_sums, d)) != GMM_OK)
+            goto fail;
+        label_counts_kernel<<<K, REDUCE_THREADS>>>(d_lab, N, d_counts);
+        GMM_LAUNCH_CHECK("label_counts_kernel");
+        GMM_CUDA_CHECK(cudaMemcpy(nc, d_sums, sizeof(double) * Kd, cudaMemcpyDeviceToHost));
+        GMM_CUDA_CHECK(cudaMemcpy(counts, d_counts, sizeof(int) * K, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < K; k++) {
+            if (counts[k] == 0) {
+                /* empty cluster: move it to the sample farthest from its center */
+                int64_t far = 0;
+                argmax_kernel<<<1, REDUCE_THREADS>>>(d_min, N, d_far);
+                GMM_LAUNCH_CHECK("argmax_kernel");
+                GMM_CUDA_CHECK(cudaMemcpy(&far, d_far, sizeof far, cudaMemcpyDeviceToHost));
+                GMM_CUDA_CHECK(cudaMemcpy(nc + (size_t)k * d, dX + far * d, sizeof(double) * d,
+                                          cudaMemcpyDeviceToHost));
+                GMM_CUDA_CHECK(cudaMemset(d_min + far, 0, sizeof(double)));
+                continue;
+            }
+            for (int j = 0; j < d; j++) nc[(size_t)k * d + j] /= counts[k];
+        }
+        for (size_t q = 0; q < Kd; q++) shift += (nc[q] - centers[q]) * (nc[q] - centers[q]);
+        memcpy(centers, nc, sizeof(double) * Kd);
+        if (shift <= tol) {
+            GMM_CUDA_CHECK(cudaMemcpy(d_C, centers, sizeof(double) * Kd, cudaMemcpyHostToDevice));
+            center_norms_kernel<<<(K + 127) / 128, 128>>>(d_C, K, d, d_cn);
+            GMM_LAUNCH_CHECK("center_norms_kernel");
+            if ((status = la_cuda_dgemm(c->la, false, true, (int)N, K, d, 1.0, dX, d, d_C, d,
+                                        0.0, d_dots, K)) != GMM_OK)
+                goto fail;
+            assign_kernel<<<assign_blocks, 256>>>(d_dots, d_xn, d_cn, N, K, d_lab, d_min, NULL,
+                                                  d_changed);
+            GMM_LAUNCH_CHECK("assign_kernel");
+            break;
+        }
+    }
+    GMM_CUDA_CHECK(cudaMemcpy(labels, d_lab, sizeof(int) * N, cudaMemcpyDeviceToHost));
+    memset(resp, 0, sizeof(double) * N * K);
+    for (int64_t i = 0; i < N; i++) resp[i * K + labels[i]] = 1.0;
+fail:
+    cudaFree(own_X);
+    cudaFree(d_xn);
+    cudaFree(d_colp);
+    cudaFree(d_lab);
+    cudaFree(d_counts);
+    cudaFree(d_changed);
+    cudaFree(d_far);
+    free(nc);
+    free(counts);
+    free(labels);
+    return status;
+}
+
 extern "C" const gmm_backend gmm_backend_cuda = {
     "cuda",
     cuda_available,
@@ -1085,4 +1484,5 @@ extern "C" const gmm_backend gmm_backend_cuda = {
     cuda_e_step,
     cuda_m_step,
     cuda_get_estep,
+    cuda_kmeans_lloyd,
 };

@@ -100,6 +100,29 @@ fail:
     return status;
 }
 
+/* k-means initialisation with Lloyd's iterations on the backend's device: k-means++ seeds on
+ * the host (the same random draws as gmm_init_resp), then be->kmeans_lloyd. */
+static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
+                                     int64_t n_samples, int dim, int K, int max_iter,
+                                     gmm_rng *rng, double *resp)
+{
+    gmm_status status = GMM_OK;
+    int64_t *idx = malloc(sizeof(int64_t) * K);
+    double *centers = malloc(sizeof(double) * (size_t)K * dim);
+    if (!idx || !centers) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
+        goto fail;
+    }
+    if ((status = gmm_kmeans_plusplus(X, n_samples, dim, K, rng, idx)) != GMM_OK) goto fail;
+    for (int k = 0; k < K; k++)
+        memcpy(centers + (size_t)k * dim, X + idx[k] * dim, sizeof(double) * dim);
+    status = be->kmeans_lloyd(ctx, max_iter, centers, resp);
+fail:
+    free(idx);
+    free(centers);
+    return status;
+}
+
 static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
                       const double *initial_resp, gmm_model *model)
 {
@@ -140,6 +163,9 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     for (int init = 0; init < o->n_init; init++) {
         if (initial_resp)
             memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
+        else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd)
+            status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, &rng,
+                                        resp);
         else
             status = gmm_init_resp(X, n_samples, dim, K, o->init, o->kmeans_max_iter, &rng, resp);
         if (status != GMM_OK) goto fail;

@@ -12,6 +12,8 @@
 #include "data/dataset.h"
 #include "models/backend.h"
 #include "models/gmm.h"
+#include "models/init.h"
+#include "models/rng.h"
 #include "tests/testutil.h"
 
 static const gmm_cov_type TYPES[4] = {GMM_COV_FULL, GMM_COV_TIED, GMM_COV_DIAG,
@@ -323,6 +325,187 @@ START_TEST(test_cholesky_failure)
 }
 END_TEST
 
+static int count_label_differences(const int *a, const int *b, int64_t n);
+
+/* Well-separated (sep = 8: many responsibilities exactly 0 or below 1e-20) or overlapping
+ * (sep = 0.3) clusters: X around K centers, the given responsibilities with exact zeros, tiny
+ * values either side of 1e-20 (separated) or all positive (overlapping), and parameters at the
+ * true centers so that the E-step's own responsibilities are nearly hard (separated). */
+static void clustered(int64_t N, int d, int K, double sep, double *X, double *resp,
+                      gmm_model *params, gmm_cov_type type, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (int64_t i = 0; i < N; i++) {
+        int k = (int)(i % K);
+        for (int j = 0; j < d; j++)
+            X[i * d + j] = sep * ((j % K) == k) + 0.3 * tu_rand_normal(&s);
+        double t = 0;
+        for (int c = 0; c < K; c++) {
+            double r;
+            if (sep > 1) {
+                static const double tiny[4] = {0.0, 1e-30, 1e-20, 3e-19};
+                r = c == k ? 1.0 : tiny[(i + c) % 4];
+            } else {
+                r = 0.05 + tu_rand_uniform(&s);
+            }
+            t += resp[i * K + c] = r;
+        }
+        for (int c = 0; c < K; c++) resp[i * K + c] /= t;
+    }
+    random_model(params, K, d, type, seed + 3);
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < d; j++) params->means[(size_t)k * d + j] = sep * ((j % K) == k);
+    if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
+        int nm = type == GMM_COV_FULL ? K : 1;
+        for (int m = 0; m < nm; m++)
+            for (int a = 0; a < d; a++)
+                for (int b = 0; b < d; b++)
+                    params->covariances[(size_t)m * d * d + (size_t)a * d + b] =
+                        a == b ? 0.09 : 0.0;
+    } else {
+        size_t n = gmm_cov_size(type, K, d);
+        for (size_t i = 0; i < n; i++) params->covariances[i] = 0.09;
+    }
+    CHECK_OK(gmm_model_compute_precisions(params));
+}
+
+/* The packed covariance products (rows with r_ik <= 1e-20 left out) against the CPU backend
+ * and against the unpacked path (GMM_CUDA_NO_COMPACT=1), one chunk and chunks of 100 rows. */
+START_TEST(test_compaction)
+{
+    if (!tu_gpu_available()) return;
+    gmm_cov_type type = TYPES[_i];
+    static const shape sh[] = {{1237, 40, 4}, {3000, 784, 3}};
+    static const double seps[] = {8.0, 0.3};
+    for (size_t q = 0; q < 2; q++)
+        for (int v = 0; v < 2; v++) {
+            int64_t N = sh[q].n;
+            int d = sh[q].d, K = sh[q].k;
+            double *X = malloc(sizeof(double) * N * d);
+            double *resp = malloc(sizeof(double) * N * K);
+            gmm_model params = {0};
+            clustered(N, d, K, seps[v], X, resp, &params, type, 500 + 10 * q + v);
+            op_results c = {0}, g = {0}, g100 = {0}, old = {0};
+            run_ops(&gmm_backend_cpu, X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &c);
+            run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &g);
+            setenv("GMM_CUDA_CHUNK_ROWS", "100", 1);
+            run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &g100);
+            unsetenv("GMM_CUDA_CHUNK_ROWS");
+            setenv("GMM_CUDA_NO_COMPACT", "1", 1);
+            run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &old);
+            unsetenv("GMM_CUDA_NO_COMPACT");
+            char w1[64] = "", w2[64] = "", w3[64] = "";
+            double e1 = worst_error(&g, &c, N, d, K, type, 0, w1, sizeof w1);
+            double e2 = worst_error(&g100, &c, N, d, K, type, 0, w2, sizeof w2);
+            double e3 = worst_error(&g, &old, N, d, K, type, 0, w3, sizeof w3);
+            printf("compaction N=%lld d=%d K=%d %-9s %s: vs cpu %.2e (%s), chunks of 100 vs cpu "
+                   "%.2e (%s), vs unpacked gpu %.2e (%s)\n",
+                   (long long)N, d, K, gmm_cov_type_name(type),
+                   v == 0 ? "separated" : "overlapping", e1, w1, e2, w2, e3, w3);
+            ck_assert_msg(e1 < 1e-10, "compaction vs cpu: %s %.3e", w1, e1);
+            ck_assert_msg(e2 < 1e-10, "compaction, chunks of 100, vs cpu: %s %.3e", w2, e2);
+            ck_assert_msg(e3 < 1e-10, "compaction vs unpacked: %s %.3e", w3, e3);
+            free_results(&c);
+            free_results(&g);
+            free_results(&g100);
+            free_results(&old);
+            gmm_model_free(&params);
+            free(X);
+            free(resp);
+        }
+}
+END_TEST
+
+/* Device k-means (kmeans_lloyd) against gmm_kmeans_lloyd from the same k-means++ seeds: the
+ * labels (at most max_diff differences, near-ties) and the centers. */
+static void compare_kmeans(const double *X, int64_t N, int d, int K, gmm_precision precision,
+                           int max_diff, const char *what)
+{
+    const gmm_backend *be = gpu();
+    ck_assert_ptr_nonnull(be->kmeans_lloyd);
+    gmm_rng rng;
+    gmm_rng_seed(&rng, 7);
+    int64_t *idx = malloc(sizeof(int64_t) * K);
+    double *cc = malloc(sizeof(double) * K * d), *gc = malloc(sizeof(double) * K * d);
+    double *resp = malloc(sizeof(double) * N * K);
+    int *lc = malloc(sizeof(int) * N), *lg = malloc(sizeof(int) * N);
+    int n_iter = 0;
+    CHECK_OK(gmm_kmeans_plusplus(X, N, d, K, &rng, idx));
+    for (int k = 0; k < K; k++) memcpy(cc + (size_t)k * d, X + idx[k] * d, sizeof(double) * d);
+    memcpy(gc, cc, sizeof(double) * K * d);
+    CHECK_OK(gmm_kmeans_lloyd(X, N, d, K, 300, cc, lc, &n_iter));
+    gmm_backend_ctx *ctx = NULL;
+    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision));
+    poison(resp, (size_t)N * K);
+    CHECK_OK(be->kmeans_lloyd(ctx, 300, gc, resp));
+    be->destroy(ctx);
+    for (int64_t i = 0; i < N; i++) {
+        int ones = 0, zeros = 0;
+        lg[i] = -1;
+        for (int k = 0; k < K; k++) {
+            if (resp[i * K + k] == 1.0) {
+                ones++;
+                lg[i] = k;
+            } else if (resp[i * K + k] == 0.0) {
+                zeros++;
+            }
+        }
+        ck_assert_msg(ones == 1 && zeros == K - 1, "row %lld of resp is not one-hot", (long long)i);
+    }
+    int diff = count_label_differences(lc, lg, N);
+    double cerr = tu_rel_error(gc, cc, (size_t)K * d);
+    printf("device k-means, %s (%s): cpu %d iterations; %d of %lld labels differ; centers "
+           "relative error %.2e\n",
+           what, gmm_precision_name(precision), n_iter, diff, (long long)N, cerr);
+    ck_assert_msg(diff <= max_diff, "%s: %d labels differ (bound %d)", what, diff, max_diff);
+    if (diff == 0 && precision == GMM_PRECISION_FP64)
+        ck_assert_msg(cerr < 1e-10, "%s: centers differ by %.3e", what, cerr);
+    free(idx);
+    free(cc);
+    free(gc);
+    free(resp);
+    free(lc);
+    free(lg);
+}
+
+START_TEST(test_kmeans_synthetic)
+{
+    if (!tu_gpu_available()) return;
+    int64_t N = 3001;
+    int d = 12, K = 5;
+    double *X = malloc(sizeof(double) * N * d);
+    uint64_t s = 21;
+    for (int64_t i = 0; i < N; i++) {
+        int k = (int)(i % K);
+        for (int j = 0; j < d; j++)
+            X[i * d + j] = 8.0 * ((j % K) == k) + (1.0 + 0.2 * k) * tu_rand_normal(&s);
+    }
+    compare_kmeans(X, N, d, K, GMM_PRECISION_FP64, 0, "synthetic 3001 x 12, K = 5");
+    compare_kmeans(X, N, d, K, GMM_PRECISION_FP32, 0, "synthetic 3001 x 12, K = 5");
+    free(X);
+}
+END_TEST
+
+START_TEST(test_kmeans_mnist)
+{
+    if (!tu_gpu_available()) return;
+    const char *dir = tu_mnist_dir();
+    if (!dir) {
+        printf("MNIST k-means comparison skipped: no MNIST_DIR\n");
+        return;
+    }
+    dataset ds;
+    CHECK_OK(dataset_load(dir, DATASET_TRAIN, &ds));
+    dataset_truncate(&ds, 5000);
+    double *X = NULL;
+    CHECK_OK(dataset_to_double(&ds, &X));
+    compare_kmeans(X, ds.n_samples, ds.rows * ds.cols, 10, GMM_PRECISION_FP64, 5,
+                   "MNIST first 5000, K = 10");
+    free(X);
+    dataset_free(&ds);
+}
+END_TEST
+
 static int count_label_differences(const int *a, const int *b, int64_t n)
 {
     int diff = 0;
@@ -405,6 +588,9 @@ static Suite *gpu_backend_suite(void)
     tcase_add_test(tc, test_single_precision);
     tcase_add_test(tc, test_variants);
     tcase_add_loop_test(tc, test_cholesky_failure, 0, 4);
+    tcase_add_loop_test(tc, test_compaction, 0, 4);
+    tcase_add_test(tc, test_kmeans_synthetic);
+    tcase_add_test(tc, test_kmeans_mnist);
     tcase_add_test(tc, test_fit_synthetic);
     tcase_add_test(tc, test_fit_mnist);
     suite_add_tcase(s, tc);
