@@ -42,4 +42,3 @@ void la_dtrsm_lower_left(int n, int nrhs, const double *L, int ldl, double *B, i
                 ldl, B, ldb);
 }
 
-int la_num_threads(void) { return openblas_get_num_threads(); }

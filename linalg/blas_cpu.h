@@ -30,9 +30,6 @@ int la_dpotrf_lower(int n, double *A, int lda);
 /* Solves L X = B in place (L n x n lower, B n x nrhs, X overwrites B). */
 void la_dtrsm_lower_left(int n, int nrhs, const double *L, int ldl, double *B, int ldb);
 
-/* Number of threads OpenBLAS uses. */
-int la_num_threads(void);
-
 #ifdef __cplusplus
 }
 #endif
