@@ -301,7 +301,7 @@ int bench_em(int argc, char **argv)
     for (int r = 0; r < n_rows; r++) printf("%s\n", rows[r]);
     for (int ds = 0; ds < 2; ds++) {
         if (fit_s[ds] >= 0)
-            printf("%s: gmm_fit (k-means++ seeds on the CPU, Lloyd + EM on the GPU, tol 1e-3): %.2f s, "
+            printf("%s: gmm_fit (k-means++ seeding, Lloyd and EM on the GPU, tol 1e-3): %.2f s, "
                    "%d iterations\n",
                    names[ds], fit_s[ds], fit_iters[ds]);
         if (train_s[ds] >= 0)

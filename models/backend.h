@@ -14,6 +14,8 @@
 extern "C" {
 #endif
 
+#include "models/rng.h"
+
 typedef struct gmm_backend_ctx gmm_backend_ctx;
 
 /* What an M-step reports back: the per-component responsibility sums N_k (K scalars). */
@@ -64,6 +66,12 @@ typedef struct gmm_backend {
      * Leaves the context's parameters and responsibilities unset (set_resp follows). */
     gmm_status (*kmeans_lloyd)(gmm_backend_ctx *ctx, int max_iter, double *centers,
                                double *resp);
+
+    /* Optional (NULL: gmm_kmeans_plusplus on the host is used): greedy k-means++ seeding on the
+     * context's data with gmm_kmeans_plusplus's semantics and exactly its random draws (the
+     * same rng calls in the same order), in float64; writes the K seed indices. Sums run in a
+     * different (fixed) order than the host's, so a seed can differ only on a near-tie. */
+    gmm_status (*kmeans_plusplus)(gmm_backend_ctx *ctx, gmm_rng *rng, int64_t *indices);
 } gmm_backend;
 
 /* The registry: the backend for a device choice. For GMM_DEVICE_AUTO the GPU when it is built

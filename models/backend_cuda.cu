@@ -647,6 +647,109 @@ __global__ void argmax_kernel(const double *__restrict__ x, int64_t n, int64_t *
     if (threadIdx.x == 0) *out = si[0] < 0 ? 0 : si[0];
 }
 
+/* k-means++ (kmeans_plusplus): squared distances of every row to n_trials candidate rows, one
+ * warp per (row, trial), in float64 (from float data under fp32/TF32), min'd with the closest
+ * distance so far when closest is not NULL. */
+#define KPP_ROWS 8 /* rows (warps) per 256-thread block */
+#define KPP_CHUNK 256
+template <typename TX>
+__global__ void kpp_dist_kernel(const TX *__restrict__ X, int64_t n, int d,
+                                const int64_t *__restrict__ cand,
+                                const double *__restrict__ closest, double *__restrict__ out)
+{
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int64_t i = (int64_t)blockIdx.x * KPP_ROWS + warp;
+    const int t = blockIdx.y;
+    if (i >= n) return;
+    const TX *x = X + i * d, *c = X + cand[t] * d;
+    double s = 0;
+    for (int j = lane; j < d; j += 32) {
+        double v = (double)x[j] - (double)c[j];
+        s += v * v;
+    }
+    s = warp_sum(s);
+    if (lane == 0) {
+        double m = s;
+        if (closest) m = s < closest[i] ? s : closest[i];
+        out[(int64_t)t * n + i] = m;
+    }
+}
+
+/* Per-trial potentials sum_i out[t n + i]: fixed-order partials (grid B x T), then one block per
+ * trial sums its B partials in a fixed order. */
+__global__ void kpp_pot_stage1_kernel(const double *__restrict__ x, int64_t n, double *partial)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    const double *xt = x + (int64_t)blockIdx.y * n;
+    double s = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        s += xt[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) partial[(size_t)blockIdx.y * gridDim.x + blockIdx.x] = s;
+}
+
+__global__ void kpp_pot_stage2_kernel(const double *__restrict__ partial, int B, double *pots)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    double s = 0;
+    for (int i = threadIdx.x; i < B; i += blockDim.x) s += partial[(size_t)blockIdx.x * B + i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) pots[blockIdx.x] = s;
+}
+
+/* The cumsum of the closest distances, deterministic: sequential sums of KPP_CHUNK-row chunks,
+ * then their sequential inclusive scan (one thread; N / 256 values). */
+__global__ void kpp_chunk_sums_kernel(const double *__restrict__ x, int64_t n, int nch,
+                                      double *sums)
+{
+    int ch = blockIdx.x * blockDim.x + threadIdx.x;
+    if (ch >= nch) return;
+    int64_t i0 = (int64_t)ch * KPP_CHUNK, i1 = i0 + KPP_CHUNK < n ? i0 + KPP_CHUNK : n;
+    double s = 0;
+    for (int64_t i = i0; i < i1; i++) s += x[i];
+    sums[ch] = s;
+}
+
+__global__ void kpp_chunk_scan_kernel(const double *__restrict__ sums, int nch, double *pre)
+{
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    double run = 0;
+    for (int c = 0; c < nch; c++) pre[c] = (run += sums[c]);
+}
+
+/* searchsorted: per draw r_t, the first index whose cumsum exceeds r_t (binary search over the
+ * chunk prefixes, then a sequential run inside the chunk from the previous prefix), clipped to
+ * n - 1 as the host's. */
+__global__ void kpp_search_kernel(const double *__restrict__ x, int64_t n,
+                                  const double *__restrict__ pre, int nch,
+                                  const double *__restrict__ r, int T, int64_t *cand)
+{
+    int t = threadIdx.x;
+    if (t >= T) return;
+    double rv = r[t];
+    int lo = 0, hi = nch;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pre[mid] > rv) hi = mid; else lo = mid + 1;
+    }
+    if (lo == nch) {
+        cand[t] = n - 1;
+        return;
+    }
+    int64_t i0 = (int64_t)lo * KPP_CHUNK, i1 = i0 + KPP_CHUNK < n ? i0 + KPP_CHUNK : n;
+    double run = lo > 0 ? pre[lo - 1] : 0.0;
+    int64_t res = i1 - 1;
+    for (int64_t i = i0; i < i1; i++) {
+        run += x[i];
+        if (run > rv) {
+            res = i;
+            break;
+        }
+    }
+    cand[t] = res;
+}
+
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static int grid_for(int64_t n, int threads)
@@ -1472,6 +1575,102 @@ fail:
     return status;
 }
 
+/* Greedy k-means++ on the device with gmm_kmeans_plusplus's draws: the closest distances, the
+ * candidates' distances, the potentials and the cumsum/searchsorted stay on the device; per new
+ * center the n_trials draws go down and n_trials potentials and indices come back. */
+static gmm_status kpp_potentials(const double *d_x, int64_t N, int T, double *d_part, int B,
+                                 double *d_pots)
+{
+    gmm_status status = GMM_OK;
+    kpp_pot_stage1_kernel<<<dim3(B, T), REDUCE_THREADS>>>(d_x, N, d_part);
+    GMM_LAUNCH_CHECK("kpp_pot_stage1_kernel");
+    kpp_pot_stage2_kernel<<<T, REDUCE_THREADS>>>(d_part, B, d_pots);
+    GMM_LAUNCH_CHECK("kpp_pot_stage2_kernel");
+fail:
+    return status;
+}
+
+static gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples;
+    int T = 2 + (int)log((double)K);
+    if (T > 64) T = 64;
+    const int nch = (int)((N + KPP_CHUNK - 1) / KPP_CHUNK);
+    int B = grid_for(N, REDUCE_THREADS);
+    if (B > REDUCE_BLOCKS) B = REDUCE_BLOCKS;
+    const dim3 dgrid((unsigned)((N + KPP_ROWS - 1) / KPP_ROWS), 1);
+    double *d_closest = NULL, *d_cd = NULL, *d_r = NULL, *d_pots = NULL, *d_part = NULL;
+    double *d_cs = NULL, *d_pre = NULL;
+    int64_t *d_cand = NULL;
+    double r[64], pots[64], pot = 0;
+    int64_t cand[64];
+
+    DMALLOC(d_closest, sizeof(double) * N);
+    DMALLOC(d_cd, sizeof(double) * N * T);
+    DMALLOC(d_r, sizeof(double) * T);
+    DMALLOC(d_pots, sizeof(double) * T);
+    DMALLOC(d_part, sizeof(double) * B * T);
+    DMALLOC(d_cs, sizeof(double) * nch);
+    DMALLOC(d_pre, sizeof(double) * nch);
+    DMALLOC(d_cand, sizeof(int64_t) * T);
+
+    indices[0] = (int64_t)gmm_rng_below(rng, (uint64_t)N);
+    GMM_CUDA_CHECK(cudaMemcpy(d_cand, indices, sizeof(int64_t), cudaMemcpyHostToDevice));
+#define KPP_DIST(grid, closest, out)                                                           \
+    do {                                                                                       \
+        if (c->single)                                                                         \
+            kpp_dist_kernel<float><<<grid, 256>>>((const float *)c->d_X, N, d, d_cand, closest, \
+                                                  out);                                        \
+        else                                                                                   \
+            kpp_dist_kernel<double><<<grid, 256>>>((const double *)c->d_X, N, d, d_cand,       \
+                                                   closest, out);                              \
+        GMM_LAUNCH_CHECK("kpp_dist_kernel");                                                   \
+    } while (0)
+    KPP_DIST(dgrid, (const double *)NULL, d_closest);
+    if ((status = kpp_potentials(d_closest, N, 1, d_part, B, d_pots)) != GMM_OK) goto fail;
+    GMM_CUDA_CHECK(cudaMemcpy(&pot, d_pots, sizeof(double), cudaMemcpyDeviceToHost));
+
+    for (int k = 1; k < K; k++) {
+        kpp_chunk_sums_kernel<<<(nch + 127) / 128, 128>>>(d_closest, N, nch, d_cs);
+        GMM_LAUNCH_CHECK("kpp_chunk_sums_kernel");
+        kpp_chunk_scan_kernel<<<1, 32>>>(d_cs, nch, d_pre);
+        GMM_LAUNCH_CHECK("kpp_chunk_scan_kernel");
+        for (int t = 0; t < T; t++) r[t] = gmm_rng_uniform(rng) * pot;
+        GMM_CUDA_CHECK(cudaMemcpy(d_r, r, sizeof(double) * T, cudaMemcpyHostToDevice));
+        kpp_search_kernel<<<1, 64>>>(d_closest, N, d_pre, nch, d_r, T, d_cand);
+        GMM_LAUNCH_CHECK("kpp_search_kernel");
+        KPP_DIST(dim3(dgrid.x, T), (const double *)d_closest, d_cd);
+        if ((status = kpp_potentials(d_cd, N, T, d_part, B, d_pots)) != GMM_OK) goto fail;
+        GMM_CUDA_CHECK(cudaMemcpy(pots, d_pots, sizeof(double) * T, cudaMemcpyDeviceToHost));
+        GMM_CUDA_CHECK(cudaMemcpy(cand, d_cand, sizeof(int64_t) * T, cudaMemcpyDeviceToHost));
+        double best_pot = INFINITY;
+        int best = 0;
+        for (int t = 0; t < T; t++) {
+            if (pots[t] < best_pot) {
+                best_pot = pots[t];
+                best = t;
+            }
+        }
+        indices[k] = cand[best];
+        pot = best_pot;
+        GMM_CUDA_CHECK(cudaMemcpy(d_closest, d_cd + (size_t)best * N, sizeof(double) * N,
+                                  cudaMemcpyDeviceToDevice));
+    }
+#undef KPP_DIST
+fail:
+    cudaFree(d_closest);
+    cudaFree(d_cd);
+    cudaFree(d_r);
+    cudaFree(d_pots);
+    cudaFree(d_part);
+    cudaFree(d_cs);
+    cudaFree(d_pre);
+    cudaFree(d_cand);
+    return status;
+}
+
 extern "C" const gmm_backend gmm_backend_cuda = {
     "cuda",
     cuda_available,
@@ -1485,4 +1684,5 @@ extern "C" const gmm_backend gmm_backend_cuda = {
     cuda_m_step,
     cuda_get_estep,
     cuda_kmeans_lloyd,
+    cuda_kmeans_plusplus,
 };

@@ -113,7 +113,11 @@ static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx
         status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
         goto fail;
     }
-    if ((status = gmm_kmeans_plusplus(X, n_samples, dim, K, rng, idx)) != GMM_OK) goto fail;
+    if (be->kmeans_plusplus)
+        status = be->kmeans_plusplus(ctx, rng, idx);
+    else
+        status = gmm_kmeans_plusplus(X, n_samples, dim, K, rng, idx);
+    if (status != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
         memcpy(centers + (size_t)k * dim, X + idx[k] * dim, sizeof(double) * dim);
     status = be->kmeans_lloyd(ctx, max_iter, centers, resp);

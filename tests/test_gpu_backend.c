@@ -506,6 +506,82 @@ START_TEST(test_kmeans_mnist)
 }
 END_TEST
 
+/* Device k-means++ (kmeans_plusplus) against gmm_kmeans_plusplus from the same seed: the same
+ * rng draws, so the same seeds up to near-ties (the sums run in different orders); the rng
+ * states after must match too (same number of calls). */
+static int compare_kpp(const double *X, int64_t N, int d, int K, gmm_precision precision,
+                       uint64_t seed, const char *what)
+{
+    const gmm_backend *be = gpu();
+    ck_assert_ptr_nonnull(be->kmeans_plusplus);
+    gmm_rng rc, rg;
+    gmm_rng_seed(&rc, seed);
+    gmm_rng_seed(&rg, seed);
+    int64_t *ic = malloc(sizeof(int64_t) * K), *ig = malloc(sizeof(int64_t) * K);
+    CHECK_OK(gmm_kmeans_plusplus(X, N, d, K, &rc, ic));
+    gmm_backend_ctx *ctx = NULL;
+    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision));
+    for (int k = 0; k < K; k++) ig[k] = -1;
+    CHECK_OK(be->kmeans_plusplus(ctx, &rg, ig));
+    be->destroy(ctx);
+    int diff = 0, first = -1;
+    for (int k = 0; k < K; k++) {
+        ck_assert_msg(ig[k] >= 0 && ig[k] < N, "%s: seed %d out of range", what, k);
+        if (ig[k] != ic[k]) {
+            diff++;
+            if (first < 0) first = k;
+        }
+    }
+    ck_assert_msg(memcmp(&rc, &rg, sizeof rc) == 0, "%s: rng states differ after seeding", what);
+    printf("device k-means++, %s (%s): %d of %d seeds differ (first at %d)\n", what,
+           gmm_precision_name(precision), diff, K, first);
+    free(ic);
+    free(ig);
+    return diff;
+}
+
+START_TEST(test_kpp_synthetic)
+{
+    if (!tu_gpu_available()) return;
+    int64_t N = 3001;
+    int d = 12, K = 5;
+    double *X = malloc(sizeof(double) * N * d);
+    uint64_t s = 21;
+    for (int64_t i = 0; i < N; i++) {
+        int k = (int)(i % K);
+        for (int j = 0; j < d; j++)
+            X[i * d + j] = 8.0 * ((j % K) == k) + (1.0 + 0.2 * k) * tu_rand_normal(&s);
+    }
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        ck_assert_int_eq(compare_kpp(X, N, d, K, GMM_PRECISION_FP64, seed, "synthetic 3001 x 12, K = 5"), 0);
+    ck_assert_int_eq(compare_kpp(X, N, d, 40, GMM_PRECISION_FP64, 5, "synthetic 3001 x 12, K = 40"), 0);
+    /* float data: distances from the float copy, so rounding may move a near-tie */
+    compare_kpp(X, N, d, K, GMM_PRECISION_FP32, 1, "synthetic 3001 x 12, K = 5");
+    free(X);
+}
+END_TEST
+
+START_TEST(test_kpp_mnist)
+{
+    if (!tu_gpu_available()) return;
+    const char *dir = tu_mnist_dir();
+    if (!dir) {
+        printf("MNIST k-means++ comparison skipped: no MNIST_DIR\n");
+        return;
+    }
+    dataset ds;
+    CHECK_OK(dataset_load(dir, DATASET_TRAIN, &ds));
+    dataset_truncate(&ds, 5000);
+    double *X = NULL;
+    CHECK_OK(dataset_to_double(&ds, &X));
+    int diff = compare_kpp(X, ds.n_samples, ds.rows * ds.cols, 10, GMM_PRECISION_FP64, 7,
+                           "MNIST first 5000, K = 10");
+    ck_assert_msg(diff <= 1, "MNIST: %d seeds differ (bound 1)", diff);
+    free(X);
+    dataset_free(&ds);
+}
+END_TEST
+
 static int count_label_differences(const int *a, const int *b, int64_t n)
 {
     int diff = 0;
@@ -591,6 +667,8 @@ static Suite *gpu_backend_suite(void)
     tcase_add_loop_test(tc, test_compaction, 0, 4);
     tcase_add_test(tc, test_kmeans_synthetic);
     tcase_add_test(tc, test_kmeans_mnist);
+    tcase_add_test(tc, test_kpp_synthetic);
+    tcase_add_test(tc, test_kpp_mnist);
     tcase_add_test(tc, test_fit_synthetic);
     tcase_add_test(tc, test_fit_mnist);
     suite_add_tcase(s, tc);
