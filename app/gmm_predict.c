@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "app/cli.h"
+#include "app/diagnostics_report.h"
+#include "app/images.h"
 #include "app/report.h"
 #include "data/dataset.h"
 #include "models/gmm.h"
@@ -27,6 +29,10 @@ static void usage(FILE *out)
             "  --proba          include the responsibilities p_k (predict_proba) in the CSV\n"
             "  --limit N        predict the first N images only\n"
             "  --device D       auto (default), cpu, gpu\n"
+            "  --diagnostics DIR  write Mahalanobis/chi-square, separation and log-likelihood\n"
+            "                   tables and plots for these images to DIR\n"
+            "  --images DIR     write samples.png, typical.png, means_entropy.png to DIR\n"
+            "  --blur SIGMA     smooth the images as gmm-train --blur SIGMA did\n"
             "  -h, --help       this help\n");
 }
 
@@ -47,7 +53,7 @@ static int default_data_path(const gmm_model *model, char *path, size_t len)
     return 0;
 }
 
-enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE };
+enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE, OPT_DIAGNOSTICS, OPT_IMAGES, OPT_BLUR };
 
 int main(int argc, char **argv)
 {
@@ -55,10 +61,14 @@ int main(int argc, char **argv)
     const char *out_csv = NULL;
     int proba = 0;
     long long limit = 0;
+    const char *diag_dir = NULL, *images_dir = NULL;
+    double blur = 0;
     gmm_device device = GMM_DEVICE_AUTO;
     static const struct option longopts[] = {
         {"out", required_argument, 0, OPT_OUT}, {"proba", no_argument, 0, OPT_PROBA},
         {"limit", required_argument, 0, OPT_LIMIT}, {"device", required_argument, 0, OPT_DEVICE},
+        {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
+        {"images", required_argument, 0, OPT_IMAGES}, {"blur", required_argument, 0, OPT_BLUR},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -66,6 +76,18 @@ int main(int argc, char **argv)
         switch (c) {
         case OPT_OUT: out_csv = optarg; break;
         case OPT_PROBA: proba = 1; break;
+        case OPT_DIAGNOSTICS:
+            if (!*optarg) return cli_error("--diagnostics needs a directory");
+            diag_dir = optarg;
+            break;
+        case OPT_IMAGES:
+            if (!*optarg) return cli_error("--images needs a directory");
+            images_dir = optarg;
+            break;
+        case OPT_BLUR:
+            if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
+            if (!(blur > 0) || blur > 100) return cli_error("--blur must be in (0, 100], got '%s'", optarg);
+            break;
         case OPT_LIMIT:
             if (cli_parse_int("--limit", optarg, 1, INT32_MAX, &limit)) return 1;
             break;
@@ -94,6 +116,7 @@ int main(int argc, char **argv)
     double *X = NULL, *loglik = NULL, *resp = NULL;
     int *assign = NULL;
     FILE *csv = NULL;
+    diag_scores scores = {0};
     if ((st = gmm_model_load(argv[optind], &model)) != GMM_OK) return cli_fail(st);
     char data_path[1100];
     if (argc - optind == 2) {
@@ -121,6 +144,7 @@ int main(int argc, char **argv)
         goto done;
     }
     if ((st = dataset_to_double(&ds, &X)) != GMM_OK ||
+        (blur > 0 && (st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur)) != GMM_OK) ||
         (st = gmm_score_samples(&model, X, ds.n_samples, device, loglik, resp, assign)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
@@ -158,7 +182,26 @@ int main(int argc, char **argv)
         csv = NULL;
         printf("assignments written to %s\n", out_csv);
     }
+    if (diag_dir || images_dir) {
+        if ((st = diag_scores_compute(&model, X, ds.n_samples, device, &scores)) != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+    }
+    if (diag_dir && (rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, NULL)))
+        goto done;
+    if (images_dir) {
+        if ((rc = diagnostics_make_dir(images_dir))) goto done;
+        st = images_write(images_dir, &model, X, ds.n_samples, scores.labels, scores.distance_sq,
+                          model.seed);
+        if (st != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        printf("images written to %s/ (means_entropy.png, samples.png, typical.png)\n", images_dir);
+    }
 done:
+    diag_scores_free(&scores);
     if (csv) fclose(csv);
     gmm_model_free(&model);
     dataset_free(&ds);

@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "app/diagnostics_report.h"
+#include "app/images.h"
 #include "app/report.h"
 #include "data/dataset.h"
 #include "models/gmm.h"
+#include "models/init_knn.h"
 #include "models/model_io.h"
 
 static void usage(FILE *out)
@@ -30,7 +33,11 @@ static void usage(FILE *out)
             "  --tol X                convergence threshold on the change of the mean\n"
             "                         log-likelihood lower bound (default 1e-3)\n"
             "  --reg-covar X          added to covariance diagonals (default 1e-6)\n"
-            "  --init M               kmeans (default), k-means++, random, random_from_data\n"
+            "  --init M               kmeans (default), k-means++, random, random_from_data,\n"
+            "                         knn (density peaks of the k-nearest-neighbour graph)\n"
+            "  --knn-neighbors K      --init knn: neighbours per point (default 10, 1..127)\n"
+            "  --knn-sample N         --init knn: points in the kNN graph (default 60000;\n"
+            "                         all of them when there are fewer)\n"
             "  --n-init N             initialisations; the best is kept (default 1)\n"
             "  --seed S               random seed (default 0); the same seed gives the same fit\n"
             "  --limit N              train on the first N images only\n"
@@ -39,12 +46,18 @@ static void usage(FILE *out)
             "  -o, --output FILE      model file (default model.bin)\n"
             "  --png FILE             PNG grid of the cluster means (default means.png;\n"
             "                         --png '' writes none)\n"
+            "  --images DIR           write samples.png, typical.png, means_entropy.png to DIR\n"
+            "  --diagnostics DIR      write Mahalanobis/chi-square, separation and\n"
+            "                         log-likelihood tables and plots to DIR\n"
+            "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
+            "                         fitting; use the same --blur with gmm-predict\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -h, --help             this help\n");
 }
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
-       OPT_DEVICE, OPT_PRECISION, OPT_PNG };
+       OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
+       OPT_DIAGNOSTICS, OPT_BLUR };
 
 int main(int argc, char **argv)
 {
@@ -52,7 +65,8 @@ int main(int argc, char **argv)
     gmm_options opt;
     gmm_options_default(&opt);
     opt.n_components = 10;
-    const char *output = "model.bin", *png = "means.png";
+    const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
+    double blur = 0;
     long long limit = 0, v;
     int quiet = 0;
     static const struct option longopts[] = {
@@ -62,7 +76,12 @@ int main(int argc, char **argv)
         {"n-init", required_argument, 0, OPT_N_INIT}, {"seed", required_argument, 0, OPT_SEED},
         {"limit", required_argument, 0, OPT_LIMIT}, {"device", required_argument, 0, OPT_DEVICE},
         {"precision", required_argument, 0, OPT_PRECISION}, {"output", required_argument, 0, 'o'},
-        {"png", required_argument, 0, OPT_PNG}, {"quiet", no_argument, 0, 'q'},
+        {"png", required_argument, 0, OPT_PNG},
+        {"knn-neighbors", required_argument, 0, OPT_KNN_NEIGHBORS},
+        {"knn-sample", required_argument, 0, OPT_KNN_SAMPLE},
+        {"images", required_argument, 0, OPT_IMAGES},
+        {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
+        {"blur", required_argument, 0, OPT_BLUR}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -88,7 +107,7 @@ int main(int argc, char **argv)
             break;
         case OPT_INIT:
             if (gmm_init_parse(optarg, &opt.init))
-                return cli_error("--init must be kmeans, k-means++, random or random_from_data, got '%s'", optarg);
+                return cli_error("--init must be kmeans, k-means++, random, random_from_data or knn, got '%s'", optarg);
             break;
         case OPT_N_INIT:
             if (cli_parse_int("--n-init", optarg, 1, INT_MAX, &v)) return 1;
@@ -113,6 +132,26 @@ int main(int argc, char **argv)
             break;
         case 'o': output = optarg; break;
         case OPT_PNG: png = optarg; break;
+        case OPT_KNN_NEIGHBORS:
+            if (cli_parse_int("--knn-neighbors", optarg, 1, 127, &v)) return 1;
+            opt.knn_neighbors = (int)v;
+            break;
+        case OPT_KNN_SAMPLE:
+            if (cli_parse_int("--knn-sample", optarg, 2, INT_MAX, &v)) return 1;
+            opt.knn_sample_size = v;
+            break;
+        case OPT_IMAGES:
+            if (!*optarg) return cli_error("--images needs a directory");
+            images_dir = optarg;
+            break;
+        case OPT_DIAGNOSTICS:
+            if (!*optarg) return cli_error("--diagnostics needs a directory");
+            diag_dir = optarg;
+            break;
+        case OPT_BLUR:
+            if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
+            if (!(blur > 0) || blur > 100) return cli_error("--blur must be in (0, 100], got '%s'", optarg);
+            break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
@@ -133,6 +172,10 @@ int main(int argc, char **argv)
     dataset ds = {0};
     double *X = NULL;
     gmm_model model = {0};
+    double *knn_resp = NULL;
+    diag_scores scores = {0};
+    cli_progress_state progress = {0};
+    diag_trace trace = {.cli = &progress};
     double t_start = cli_now_seconds();
     if ((st = dataset_load(data_path, DATASET_TRAIN, &ds)) != GMM_OK) return cli_fail(st);
     if (limit > 0 && limit < ds.n_samples) {
@@ -148,6 +191,13 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
+    if (blur > 0) {
+        if ((st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur)) != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        if (!quiet) printf("blurred every image with a 5x5 Gaussian, sigma %g\n", blur);
+    }
     double t_loaded = cli_now_seconds();
     if (!quiet)
         printf("data: %s: %d images of %d x %d%s (loaded in %.2f s)\n", ds.images_path,
@@ -157,11 +207,38 @@ int main(int argc, char **argv)
                opt.n_components, gmm_cov_type_name(opt.covariance_type), opt.reg_covar, opt.tol,
                opt.max_iter, gmm_init_name(opt.init), opt.n_init, (unsigned long long)opt.seed);
     fflush(stdout);
-    cli_progress_state progress = {.quiet = quiet, .n_init = opt.n_init};
-    opt.on_progress = cli_progress;
+    progress.quiet = quiet;
+    progress.n_init = opt.n_init;
+    opt.on_progress = diag_progress;
     opt.on_notice = cli_notice;
-    opt.user = &progress;
-    if ((st = gmm_fit(X, ds.n_samples, dim, &opt, &model)) != GMM_OK) {
+    opt.user = &trace;
+    if (opt.init == GMM_INIT_KNN) {
+        /* the seeds come from the options' k and sample size, then EM runs from them */
+        gmm_rng rng;
+        gmm_rng_seed(&rng, opt.seed);
+        knn_resp = malloc(sizeof(double) * (size_t)ds.n_samples * opt.n_components);
+        if (!knn_resp) {
+            rc = cli_error("out of memory for the initial responsibilities");
+            goto done;
+        }
+        st = gmm_init_knn(X, ds.n_samples, dim, opt.n_components, opt.knn_neighbors,
+                          opt.knn_sample_size, &rng, knn_resp, NULL);
+        if (st != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        if (!quiet)
+            printf("knn init: density peaks of the %d-nearest-neighbour graph of %lld points (%.2f s)\n",
+                   opt.knn_neighbors,
+                   (long long)(ds.n_samples < opt.knn_sample_size ? ds.n_samples : opt.knn_sample_size),
+                   cli_now_seconds() - t_loaded);
+        if (opt.n_init > 1 && ds.n_samples <= opt.knn_sample_size)
+            cli_notice(NULL, "--init knn on all the data is deterministic: every --n-init run starts alike");
+        st = gmm_fit_from_resp(X, ds.n_samples, dim, &opt, knn_resp, &model);
+    } else {
+        st = gmm_fit(X, ds.n_samples, dim, &opt, &model);
+    }
+    if (st != GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
@@ -186,7 +263,30 @@ int main(int argc, char **argv)
         }
         printf("cluster means written to %s\n", png);
     }
+    if (images_dir || diag_dir) {
+        if ((st = diag_scores_compute(&model, X, ds.n_samples, opt.device, &scores)) != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+    }
+    if (diag_dir) {
+        rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, &trace);
+        if (rc) goto done;
+    }
+    if (images_dir) {
+        if ((rc = diagnostics_make_dir(images_dir))) goto done;
+        st = images_write(images_dir, &model, X, ds.n_samples, scores.labels, scores.distance_sq,
+                          opt.seed);
+        if (st != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        printf("images written to %s/ (means_entropy.png, samples.png, typical.png)\n", images_dir);
+    }
 done:
+    diag_trace_free(&trace);
+    diag_scores_free(&scores);
+    free(knn_resp);
     gmm_model_free(&model);
     free(X);
     dataset_free(&ds);

@@ -24,6 +24,7 @@ typedef enum {
     GMM_INIT_KMEANS_PP = 1,    /* k-means++ seeding only */
     GMM_INIT_RANDOM = 2,       /* random responsibilities */
     GMM_INIT_RANDOM_FROM_DATA = 3, /* K distinct samples as means, hard assignment */
+    GMM_INIT_KNN = 4,          /* density peaks of the kNN graph as seeds, nearest-seed labels */
 } gmm_init_method;
 
 typedef enum {
@@ -104,6 +105,8 @@ typedef struct {
     gmm_device device;          /* auto */
     gmm_precision precision;    /* fp64 */
     int kmeans_max_iter;        /* Lloyd iterations for init=kmeans, 300 like scikit-learn */
+    int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127) */
+    int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it) */
     gmm_progress_fn on_progress;
     gmm_notice_fn on_notice;
     void *user;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "linalg/blas_cpu.h"
+#include "models/init_knn.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -236,6 +237,9 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, int n_comp
             for (int k = 0; k < K; k++) resp[i * K + k] /= s;
         }
         return GMM_OK;
+    case GMM_INIT_KNN:
+        return gmm_init_knn(X, n_samples, dim, K, GMM_KNN_DEFAULT_NEIGHBORS,
+                            GMM_KNN_DEFAULT_SAMPLE, rng, resp, NULL);
     case GMM_INIT_RANDOM_FROM_DATA:
     case GMM_INIT_KMEANS_PP:
     case GMM_INIT_KMEANS:

@@ -10,7 +10,8 @@
 /* ---- names ------------------------------------------------------------------------------ */
 
 static const char *const cov_type_names[] = {"full", "tied", "diag", "spherical"};
-static const char *const init_names[] = {"kmeans", "k-means++", "random", "random_from_data"};
+static const char *const init_names[] = {"kmeans", "k-means++", "random", "random_from_data",
+                                          "knn"};
 static const char *const precision_names[] = {"fp64", "fp32", "tf32"};
 
 #define N_NAMES(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -185,6 +186,8 @@ void gmm_options_default(gmm_options *options)
     options->device = GMM_DEVICE_AUTO;
     options->precision = GMM_PRECISION_FP64;
     options->kmeans_max_iter = 300;
+    options->knn_neighbors = 10;
+    options->knn_sample_size = 60000;
 }
 
 gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, int dim)
@@ -210,7 +213,12 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
         return gmm_error(GMM_ERR_ARG, "kmeans_max_iter=%d must be >= 1", o->kmeans_max_iter);
     if ((int)o->covariance_type < 0 || (int)o->covariance_type > GMM_COV_SPHERICAL)
         return gmm_error(GMM_ERR_ARG, "unknown covariance_type %d", (int)o->covariance_type);
-    if ((int)o->init < 0 || (int)o->init > GMM_INIT_RANDOM_FROM_DATA)
+    if (o->knn_neighbors < 1 || o->knn_neighbors > 127)
+        return gmm_error(GMM_ERR_ARG, "knn_neighbors=%d must be in 1..127", o->knn_neighbors);
+    if (o->knn_sample_size < 2)
+        return gmm_error(GMM_ERR_ARG, "knn_sample_size=%lld must be >= 2",
+                         (long long)o->knn_sample_size);
+    if ((int)o->init < 0 || (int)o->init > GMM_INIT_KNN)
         return gmm_error(GMM_ERR_ARG, "unknown init method %d", (int)o->init);
     if ((int)o->device < 0 || (int)o->device > GMM_DEVICE_GPU)
         return gmm_error(GMM_ERR_ARG, "unknown device %d", (int)o->device);

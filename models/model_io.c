@@ -354,7 +354,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
     if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
-        init > GMM_INIT_RANDOM_FROM_DATA || n_train > INT64_MAX) {
+        init > GMM_INIT_KNN || n_train > INT64_MAX) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: invalid training metadata", path);
         goto fail;
     }

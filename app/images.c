@@ -1,0 +1,232 @@
+/* Pictures of a fitted model: entropy maps beside the means, samples per component, typical and
+ * atypical training images; and the Gaussian blur applied before fitting. */
+#include "app/images.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/png_write.h"
+#include "kernels/conv2d.h"
+#include "kernels/entropy.h"
+#include "kernels/gpu_info.h"
+#include "models/diagnostics.h"
+
+#define BLUR_SIZE 5
+#define BLUR_PAD 2
+#define SAMPLES_PER_COMPONENT 6
+#define TYPICAL_EACH 5
+#define GAP 1.0 /* white between images of a strip */
+
+gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma)
+{
+    if (!(sigma > 0) || !isfinite(sigma)) return gmm_error(GMM_ERR_ARG, "blur sigma must be > 0");
+    float filter[BLUR_SIZE * BLUR_SIZE];
+    double sum = 0;
+    for (int a = 0; a < BLUR_SIZE; a++)
+        for (int b = 0; b < BLUR_SIZE; b++) {
+            double da = a - BLUR_PAD, db = b - BLUR_PAD;
+            sum += filter[a * BLUR_SIZE + b] = (float)exp(-(da * da + db * db) / (2 * sigma * sigma));
+        }
+    for (int i = 0; i < BLUR_SIZE * BLUR_SIZE; i++) filter[i] = (float)(filter[i] / sum);
+    /* all padded images stacked into one tall array: each one's own 2 zero rows above and below
+     * keep the windows of its output rows inside it, so one kernel call does them all */
+    int prow = rows + 2 * BLUR_PAD, pcol = cols + 2 * BLUR_PAD;
+    size_t tall = (size_t)n_samples * prow;
+    float *in = calloc(tall * pcol, sizeof(float));
+    float *out = malloc(sizeof(float) * (tall - 2 * BLUR_PAD) * cols);
+    gmm_status st = GMM_OK;
+    if (!in || !out) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory for the blur");
+        goto fail;
+    }
+    for (int64_t i = 0; i < n_samples; i++)
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++)
+                in[((size_t)i * prow + r + BLUR_PAD) * pcol + c + BLUR_PAD] =
+                    (float)X[((size_t)i * rows + r) * cols + c];
+    if (gmm_gpu_count() > 0)
+        st = conv2d_f32_cuda_host(in, tall, pcol, filter, BLUR_SIZE, out);
+    else
+        st = conv2d_f32_cpu(in, tall, pcol, filter, BLUR_SIZE, out);
+    if (st != GMM_OK) goto fail;
+    for (int64_t i = 0; i < n_samples; i++)
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < cols; c++)
+                X[((size_t)i * rows + r) * cols + c] = out[((size_t)i * prow + r) * cols + c];
+fail:
+    free(in);
+    free(out);
+    return st;
+}
+
+/* Writes K strips (rows x width each, one after the other in strips) as one picture: the strips
+ * stacked top to bottom with a white row between them, under one caption. One column reads
+ * better than a grid of wide strips. */
+static gmm_status write_stacked(const char *path, const double *strips, int K, int rows,
+                                int width, int scale, const char *caption)
+{
+    int height = K * (rows + 1) - 1;
+    double *image = malloc(sizeof(double) * (size_t)height * width);
+    if (!image) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < (size_t)height * width; i++) image[i] = GAP;
+    for (int k = 0; k < K; k++)
+        memcpy(image + (size_t)k * (rows + 1) * width, strips + (size_t)k * rows * width,
+               sizeof(double) * rows * width);
+    const char *captions[1] = {caption};
+    gmm_status st = png_write_tile_grid(path, image, 1, height, width, scale, captions);
+    free(image);
+    return st;
+}
+
+/* Copies n images (rows x cols each, from src by index, -1 = blank) side by side into one strip
+ * image of rows x (n * (cols + 1) - 1), with a white column between them. */
+static void strip(double *dst, const double *const *images, int n, int rows, int cols)
+{
+    int width = n * (cols + 1) - 1;
+    for (int r = 0; r < rows; r++)
+        for (int x = 0; x < width; x++) dst[(size_t)r * width + x] = GAP;
+    for (int t = 0; t < n; t++) {
+        if (!images[t]) continue;
+        for (int r = 0; r < rows; r++)
+            memcpy(dst + (size_t)r * width + t * (cols + 1), images[t] + (size_t)r * cols,
+                   sizeof(double) * cols);
+    }
+}
+
+static gmm_status write_means_entropy(const char *path, const gmm_model *m)
+{
+    int K = m->n_components, rows = m->image_rows, cols = m->image_cols, d = m->dim;
+    int width = 2 * cols + 1;
+    gmm_status st = GMM_OK;
+    uint8_t *levels = malloc(d);
+    float *ent = malloc(sizeof(float) * d);
+    double *ent_d = malloc(sizeof(double) * d);
+    double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
+    char (*text)[40] = malloc(sizeof(*text) * K);
+    const char **captions = malloc(sizeof(char *) * K);
+    if (!levels || !ent || !ent_d || !tiles || !text || !captions) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    int use_gpu = gmm_gpu_count() > 0;
+    for (int k = 0; k < K; k++) {
+        const double *mean = m->means + (size_t)k * d;
+        for (int j = 0; j < d; j++) {
+            double v = mean[j] < 0 ? 0 : mean[j] > 1 ? 1 : mean[j];
+            int q = (int)(v * ENTROPY_LEVELS);
+            levels[j] = (uint8_t)(q > ENTROPY_LEVELS - 1 ? ENTROPY_LEVELS - 1 : q);
+        }
+        st = use_gpu ? entropy_cuda_host(levels, rows, cols, ent)
+                     : entropy_cpu(levels, rows, cols, ent);
+        if (st != GMM_OK) goto fail;
+        double hmax = 0;
+        for (int j = 0; j < d; j++) {
+            ent_d[j] = ent[j] / log((double)ENTROPY_LEVELS);
+            if (ent[j] > hmax) hmax = ent[j];
+        }
+        const double *pair[2] = {mean, ent_d};
+        strip(tiles + (size_t)k * rows * width, pair, 2, rows, cols);
+        snprintf(text[k], sizeof text[k], "k=%d mean, H max %.2f", k, hmax);
+        captions[k] = text[k];
+    }
+    st = png_write_tile_grid(path, tiles, K, rows, width, 4, captions);
+fail:
+    free(levels);
+    free(ent);
+    free(ent_d);
+    free(tiles);
+    free(text);
+    free(captions);
+    return st;
+}
+
+static gmm_status write_samples(const char *path, const gmm_model *model, uint64_t seed)
+{
+    int K = model->n_components, rows = model->image_rows, cols = model->image_cols;
+    int d = model->dim, n = SAMPLES_PER_COMPONENT, width = n * (cols + 1) - 1;
+    gmm_status st = GMM_OK;
+    gmm_model one = {0};
+    double *draws = malloc(sizeof(double) * (size_t)n * d);
+    double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
+    const double *ptr[SAMPLES_PER_COMPONENT];
+    if (!draws || !tiles) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if ((st = gmm_model_copy(&one, model)) != GMM_OK) goto fail;
+    for (int k = 0; k < K; k++) {
+        /* the same model with all weight on component k draws from that component alone */
+        for (int j = 0; j < K; j++) one.weights[j] = j == k ? 1.0 : 0.0;
+        if ((st = gmm_sample(&one, n, seed + (uint64_t)k, draws, NULL)) != GMM_OK) goto fail;
+        for (int t = 0; t < n; t++) ptr[t] = draws + (size_t)t * d;
+        strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);
+    }
+    st = write_stacked(path, tiles, K, rows, width, 2,
+                       "samples drawn from each component, k=0 at the top");
+fail:
+    gmm_model_free(&one);
+    free(draws);
+    free(tiles);
+    return st;
+}
+
+static gmm_status write_typical(const char *path, const gmm_model *model, const double *X,
+                                int64_t n_samples, const int *labels, const double *distance_sq)
+{
+    int K = model->n_components, rows = model->image_rows, cols = model->image_cols;
+    int d = model->dim, n = 2 * TYPICAL_EACH + 1, width = n * (cols + 1) - 1;
+    gmm_status st = GMM_OK;
+    int64_t *most = malloc(sizeof(int64_t) * K * TYPICAL_EACH);
+    int64_t *least = malloc(sizeof(int64_t) * K * TYPICAL_EACH);
+    double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
+    const double *ptr[2 * TYPICAL_EACH + 1];
+    if (!most || !least || !tiles) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    st = gmm_typical_indices(distance_sq, labels, n_samples, K, TYPICAL_EACH, most, least);
+    if (st != GMM_OK) goto fail;
+    for (int k = 0; k < K; k++) {
+        for (int t = 0; t < TYPICAL_EACH; t++) {
+            int64_t a = most[k * TYPICAL_EACH + t], b = least[k * TYPICAL_EACH + t];
+            ptr[t] = a >= 0 ? X + (size_t)a * d : NULL;
+            ptr[TYPICAL_EACH + 1 + t] = b >= 0 ? X + (size_t)b * d : NULL;
+        }
+        ptr[TYPICAL_EACH] = NULL;
+        strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);
+    }
+    st = write_stacked(path, tiles, K, rows, width, 2,
+                       "k=0 at the top: 5 most typical, gap, 5 least typical");
+fail:
+    free(most);
+    free(least);
+    free(tiles);
+    return st;
+}
+
+static void join(char *buf, size_t size, const char *dir, const char *name)
+{
+    snprintf(buf, size, "%s/%s", dir, name);
+}
+
+gmm_status images_write(const char *dir, const gmm_model *model, const double *X,
+                        int64_t n_samples, const int *labels, const double *distance_sq,
+                        uint64_t seed)
+{
+    if (model->image_rows * model->image_cols != model->dim || model->dim <= 0)
+        return gmm_error(GMM_ERR_ARG, "cannot draw images: the model has no image shape");
+    char path[4096];
+    gmm_status st;
+    join(path, sizeof path, dir, "means_entropy.png");
+    if ((st = write_means_entropy(path, model)) != GMM_OK) return st;
+    join(path, sizeof path, dir, "samples.png");
+    if ((st = write_samples(path, model, seed)) != GMM_OK) return st;
+    if (X && labels && distance_sq) {
+        join(path, sizeof path, dir, "typical.png");
+        if ((st = write_typical(path, model, X, n_samples, labels, distance_sq)) != GMM_OK)
+            return st;
+    }
+    return GMM_OK;
+}

@@ -1,0 +1,29 @@
+/* The pictures gmm-train and gmm-predict draw besides the means grid (--images DIR): samples
+ * drawn from each component, each component's most and least typical training images, the
+ * local-entropy maps of the means beside the means; and the --blur preprocessing. */
+#ifndef GMM_IMAGES_H
+#define GMM_IMAGES_H
+
+#include <stdint.h>
+
+#include "models/gmm.h"
+
+/* Gaussian smoothing of every image of X (n_samples x rows*cols, in place) with a 5 x 5 filter
+ * exp(-(a^2 + b^2) / (2 sigma^2)), normalised to sum 1, through the 2-D convolution kernel
+ * (GPU when usable). Images are zero-padded by 2 pixels first, so they keep their shape.
+ * sigma must be > 0. */
+gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma);
+
+/* Writes into dir (which must exist):
+ *   means_entropy.png  each mean beside its local-entropy map (16 levels, 5 x 5 windows),
+ *                      the map scaled so that white is log 16 nats;
+ *   samples.png        per_component samples drawn from each component (gmm_sample);
+ *   typical.png        per component its 5 most typical (smallest squared Mahalanobis distance)
+ *                      and 5 least typical assigned images, left and right of a gap.
+ * X are the images (n_samples x dim, [0, 1]), labels their components, distance_sq their squared
+ * Mahalanobis distance to it (X, labels and distance_sq may be NULL: typical.png is then skipped). */
+gmm_status images_write(const char *dir, const gmm_model *model, const double *X,
+                        int64_t n_samples, const int *labels, const double *distance_sq,
+                        uint64_t seed);
+
+#endif
