@@ -1,8 +1,13 @@
 /* CUDA valid-region 2-D convolution (see conv2d.h). The filter sits in constant memory (every
- * thread of a warp reads the same tap at once: a broadcast). A block of 32 x 8 threads owns a
- * 32 x 32 output tile and stages its (32 + K - 1)^2 input tile in shared memory with coalesced
- * row reads; each thread then computes 4 outputs of one column, rows 8 apart, so that each warp
- * writes a contiguous row segment. int32 accumulates unsigned (wrapping, as the CPU twin);
+ * thread of a warp reads the same tap at once: a broadcast).
+ * When the row length is a multiple of 4 (and the arrays aligned), each thread computes 4
+ * neighbouring outputs of a row for 16 rows down: it reads each input row it needs once with
+ * 16-byte loads (a warp reads 512 contiguous bytes; the K - 1 columns past its 4 come from the
+ * neighbour's line, in L1), keeps the last K rows in registers as the window slides down, and
+ * writes 8-byte pairs. So the input is read from memory about once and no shared memory or
+ * barrier is needed. Otherwise a block of 32 x 8 threads owns a 32 x 32 output tile and stages its
+ * (32 + K - 1)^2 input tile in shared memory with coalesced row reads; each thread then computes
+ * 4 outputs of one column, rows 8 apart, so that each warp writes a contiguous row segment. int32 accumulates unsigned (wrapping, as the CPU twin);
  * float32 multiplies and adds without fusing, in the CPU twin's order, so both agree to the bit. */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -63,6 +68,73 @@ conv2d_kernel(const T *__restrict__ in, int n_rows, int n_cols, T *__restrict__ 
     }
 }
 
+/* 4 + K - 1 consecutive values starting at a multiple of 4, the tail past the row's end zero. */
+template <typename T, int K> struct RowSpan {
+    T v[4 + K - 1];
+};
+template <typename T> struct Vec4;
+template <> struct Vec4<int32_t> { typedef int4 type; typedef int2 pair; };
+template <> struct Vec4<float> { typedef float4 type; typedef float2 pair; };
+
+template <typename T, int K>
+__device__ __forceinline__ void load_span(const T *__restrict__ row, int c, int n_cols, T *v)
+{
+    typedef typename Vec4<T>::type V;
+    const V a = __ldg(reinterpret_cast<const V *>(row + c));
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+    if (c + 4 < n_cols) { /* n_cols is a multiple of 4: the next 4 exist */
+        const V b = __ldg(reinterpret_cast<const V *>(row + c + 4));
+        const T tail[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+        for (int j = 0; j < K - 1; j++) v[4 + j] = tail[j];
+    } else {
+#pragma unroll
+        for (int j = 0; j < K - 1; j++) v[4 + j] = T(0);
+    }
+}
+
+constexpr int VEC_ROWS = 16, VEC_THREADS = 128;
+
+template <typename T, int K>
+__global__ void __launch_bounds__(VEC_THREADS)
+conv2d_vec4_kernel(const T *__restrict__ in, int n_rows, int n_cols, T *__restrict__ out)
+{
+    typedef typename Ops<T>::acc_t acc_t;
+    typedef typename Vec4<T>::pair P;
+    const int out_rows = n_rows - K + 1, out_cols = n_cols - K + 1;
+    const int c = 4 * (blockIdx.x * VEC_THREADS + threadIdx.x);
+    const int r0 = blockIdx.y * VEC_ROWS;
+    if (c >= out_cols || r0 >= out_rows) return;
+    const int rows = min(VEC_ROWS, out_rows - r0);
+    acc_t f[K * K];
+#pragma unroll
+    for (int i = 0; i < K * K; i++) f[i] = Ops<T>::tap(i);
+    T win[K][4 + K - 1]; /* input rows r .. r + K - 1 of output row r, slot (row % K) */
+#pragma unroll
+    for (int a = 0; a < K - 1; a++) load_span<T, K>(in + (size_t)(r0 + a) * n_cols, c, n_cols, win[a]);
+#pragma unroll
+    for (int i = 0; i < VEC_ROWS; i++) {
+        if (i >= rows) break;
+        load_span<T, K>(in + (size_t)(r0 + i + K - 1) * n_cols, c, n_cols, win[(i + K - 1) % K]);
+        acc_t acc[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            acc[j] = 0;
+#pragma unroll
+            for (int a = 0; a < K; a++)
+#pragma unroll
+                for (int b = 0; b < K; b++) acc[j] = Ops<T>::madd(acc[j], win[(i + a) % K][j + b], f[a * K + b]);
+        }
+        /* out_cols is even (n_cols - K + 1, K odd) and c a multiple of 4: 8-byte aligned pairs */
+        T *o = out + (size_t)(r0 + i) * out_cols + c;
+        P p0, p1;
+        p0.x = Ops<T>::out(acc[0]), p0.y = Ops<T>::out(acc[1]);
+        p1.x = Ops<T>::out(acc[2]), p1.y = Ops<T>::out(acc[3]);
+        *reinterpret_cast<P *>(o) = p0;
+        if (c + 2 < out_cols) *reinterpret_cast<P *>(o + 2) = p1;
+    }
+}
+
 cudaError_t copy_filter(const int32_t *filter, size_t bytes) { return cudaMemcpyToSymbol(c_filter_i32, filter, bytes); }
 cudaError_t copy_filter(const float *filter, size_t bytes) { return cudaMemcpyToSymbol(c_filter_f32, filter, bytes); }
 
@@ -84,7 +156,15 @@ gmm_status conv2d_run(const T *d_in, size_t n_rows, size_t n_cols, const T *filt
         dim3 block(TILE, BLOCK_ROWS);
         const size_t filter_bytes = sizeof(T) * filter_size * filter_size;
         GMM_CUDA_CHECK(copy_filter(filter, filter_bytes));
-        if (filter_size == 3)
+        if (n_cols % 4 == 0 && (uintptr_t)d_in % 16 == 0 && (uintptr_t)d_out % 8 == 0 &&
+            (out_rows + VEC_ROWS - 1) / VEC_ROWS <= 65535) {
+            dim3 vgrid((unsigned)((out_cols + 4 * VEC_THREADS - 1) / (4 * VEC_THREADS)),
+                       (unsigned)((out_rows + VEC_ROWS - 1) / VEC_ROWS));
+            if (filter_size == 3)
+                conv2d_vec4_kernel<T, 3><<<vgrid, VEC_THREADS>>>(d_in, (int)n_rows, (int)n_cols, d_out);
+            else
+                conv2d_vec4_kernel<T, 5><<<vgrid, VEC_THREADS>>>(d_in, (int)n_rows, (int)n_cols, d_out);
+        } else if (filter_size == 3)
             conv2d_kernel<T, 3><<<grid, block>>>(d_in, (int)n_rows, (int)n_cols, d_out);
         else
             conv2d_kernel<T, 5><<<grid, block>>>(d_in, (int)n_rows, (int)n_cols, d_out);

@@ -3,10 +3,11 @@
  * the division by N_k). float64, every matrix ROW-MAJOR and contiguous.
  *   matmul_cpu     OpenMP over the output, the readable specification (host pointers);
  *   matmul_blas    OpenBLAS DGEMM (host pointers);
- *   matmul_cuda    hand-written kernel: each block streams a slab of rows of B once, with a
- *                  16-component slice of A staged in shared memory and a 16 x 2 register block per
- *                  thread; slabs are summed with atomicAdd (float64 sums whose order varies, so
- *                  the last bits may differ between runs);
+ *   matmul_cuda    hand-written kernel: a block spans whole rows of B (a thread per column
+ *                  pair) and streams a slab of rows once, the responsibilities of each chunk of
+ *                  rows staged in shared memory, 2 x KT accumulators per thread (KT the component
+ *                  count rounded up to 2, 4, 8, 12 or 16); slabs are summed with atomicAdd
+ *                  (float64 sums whose order varies, so the last bits may differ between runs);
  *   matmul_cublas  cuBLAS DGEMM.
  * GPU versions take device pointers (d_*) and an optional cudaStream_t passed as void* (NULL: the
  * default stream); they return once the work is queued. */
