@@ -1,7 +1,7 @@
 /* CUDA valid-region 2-D convolution (see conv2d.h). The filter sits in constant memory (every
  * thread of a warp reads the same tap at once: a broadcast).
  * When the row length is a multiple of 4 (and the arrays aligned), each thread computes 4
- * neighbouring outputs of a row for 16 rows down: it reads each input row it needs once with
+ * neighbouring outputs of a row for 32 rows down: it reads each input row it needs once with
  * 16-byte loads (a warp reads 512 contiguous bytes; the K - 1 columns past its 4 come from the
  * neighbour's line, in L1), keeps the last K rows in registers as the window slides down, and
  * writes 8-byte pairs. So the input is read from memory about once and no shared memory or
@@ -93,7 +93,9 @@ __device__ __forceinline__ void load_span(const T *__restrict__ row, int c, int 
     }
 }
 
-constexpr int VEC_ROWS = 16, VEC_THREADS = 128;
+/* 32 rows per thread: measured on the H100 (10000 x 10000, 3 x 3 int32) 0.33 ms against 0.37
+ * (8 rows), 0.39 (16) and 0.45 (64). */
+constexpr int VEC_ROWS = 32, VEC_THREADS = 128;
 
 template <typename T, int K>
 __global__ void __launch_bounds__(VEC_THREADS)

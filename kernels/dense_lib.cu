@@ -41,6 +41,20 @@ int dense_sm_count(void)
     return cached[dev];
 }
 
+int dense_cc_major(void)
+{
+    static int cached[64];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
+    if (!cached[dev]) {
+        int major = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+            major = -1;
+        cached[dev] = major;
+    }
+    return cached[dev];
+}
+
 size_t dense_pick_slabs(size_t tiles, size_t resident, size_t max_slabs)
 {
     if (resident < 1) resident = 1;

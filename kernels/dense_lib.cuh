@@ -13,6 +13,8 @@ gmm_status dense_cublas_handle(cudaStream_t stream, cublasHandle_t *handle);
 gmm_status dense_cusolver_handle(cudaStream_t stream, cusolverDnHandle_t *handle);
 /* Multiprocessors of the current device (cached per device). */
 int dense_sm_count(void);
+/* Compute-capability major version of the current device (cached; 0 or less when unknown). */
+int dense_cc_major(void);
 
 /* Number of split-K slabs for a grid of `tiles` independent output tiles when `resident` blocks
  * fit on the device at once: the count (at most max_slabs) whose last wave is fullest, the

@@ -1,7 +1,6 @@
 /* Matrix transpose, float32, row-major: out (n_cols x n_rows) = in (n_rows x n_cols)^T.
- * The CUDA kernel goes through shared-memory tiles padded by one column (few bank conflicts) so
- * that both the reads and the writes are coalesced: 64 x 64 tiles and 16-byte accesses when both
- * sizes are multiples of 4, 32 x 32 tiles and 4-byte accesses otherwise. in and out must not overlap. */
+ * The CUDA kernel goes through 32 x 32 shared-memory tiles padded by one column (no bank
+ * conflicts) so that both the reads and the writes are coalesced. in and out must not overlap. */
 #ifndef GMM_TRANSPOSE_H
 #define GMM_TRANSPOSE_H
 

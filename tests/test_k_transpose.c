@@ -1,7 +1,7 @@
 /* Check suite for kernels/transpose.h: the CPU twin against the naive double loop, and on a GPU
  * the CUDA kernel against the CPU twin. A transpose moves values without arithmetic: both must
- * match exactly (tolerance 0), on sizes that are not multiples of the tiles, with and without
- * both sizes multiples of 4 (the GPU kernel's two paths). */
+ * match exactly (tolerance 0), on sizes that are not multiples of the tiles, some of them
+ * multiples of 4. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include "tests/testutil.h"
 
 static const size_t sizes[][2] = {{1, 1}, {1, 77}, {77, 1}, {33, 65}, {64, 32}, {1000, 999},
-                                  /* multiples of 4 (the GPU's 16-byte path), not of its tile */
+                                  /* multiples of 4, not of the tile */
                                   {4, 4}, {4, 8}, {68, 132}, {1000, 1004}};
 
 static void run(int gpu)
