@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(NB) trsm_invert_diag_kernel(const double *L, i
     }
 }
 
-__global__ void __launch_bounds__(tile64::THREADS) trsm_solve_kernel(const double *L, int dim,
+__global__ void __launch_bounds__(tile64::THREADS, 2) trsm_solve_kernel(const double *L, int dim,
                                                                      const double *inv, double *B,
                                                                      size_t n_rhs)
 {
