@@ -105,8 +105,10 @@ typedef struct {
     gmm_device device;          /* auto */
     gmm_precision precision;    /* fp64 */
     int kmeans_max_iter;        /* Lloyd iterations for init=kmeans, 300 like scikit-learn */
-    int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127) */
-    int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it) */
+    int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127;
+                                   0 means the default) */
+    int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;
+                                   0 means the default) */
     gmm_progress_fn on_progress;
     gmm_notice_fn on_notice;
     void *user;
