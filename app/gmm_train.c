@@ -50,7 +50,7 @@ static void usage(FILE *out)
             "  --diagnostics DIR      write Mahalanobis/chi-square, separation and\n"
             "                         log-likelihood tables and plots to DIR\n"
             "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
-            "                         fitting; use the same --blur with gmm-predict\n"
+            "                         fitting; the model records it and gmm-predict applies it\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -h, --help             this help\n");
 }
@@ -225,6 +225,7 @@ int main(int argc, char **argv)
     double t_fit = cli_now_seconds();
     model.image_rows = ds.rows;
     model.image_cols = ds.cols;
+    model.blur_sigma = blur; /* gmm-predict applies the same blur */
     snprintf(model.data_path, sizeof model.data_path, "%s", data_path);
     if ((st = gmm_model_save(output, &model)) != GMM_OK) {
         rc = cli_fail(st);

@@ -75,6 +75,7 @@ typedef struct {
     int n_init;
     gmm_init_method init;
     uint64_t seed;
+    double blur_sigma;           /* the Gaussian blur applied to the images before fitting (0 = none) */
     char data_path[512];
 } gmm_model;
 

@@ -1,11 +1,12 @@
 /* Check suite for the programs as a user runs them: gmm-train and gmm-predict on a small IDX
- * fixture (model, PNG, CSV written; predictions of the saved model), and every bad input ending
- * in a one-line error and a non-zero exit code, never a crash. */
+ * fixture (model, PNG, CSV written; predictions of the saved model; the blur the model records),
+ * and every bad input ending in a one-line error and a non-zero exit code, never a crash. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "data/idx.h"
 #include "kernels/gpu_info.h"
@@ -233,6 +234,77 @@ START_TEST(test_bad_model_files)
 }
 END_TEST
 
+/* The line of out that starts with prefix (up to its newline), or "" when none does. */
+static const char *line_of(const char *out, const char *prefix, char *line, size_t len)
+{
+    const char *p = strstr(out, prefix);
+    line[0] = '\0';
+    if (p) snprintf(line, len, "%.*s", (int)strcspn(p, "\n"), p);
+    return line;
+}
+
+/* gmm-train --blur records the blur in the model; gmm-predict applies it without being told
+ * (the same predictions as an explicit --blur on a model that records none, as before version 2
+ * of the file), says so, and refuses a --blur that contradicts it. */
+START_TEST(test_blur_recorded_in_model)
+{
+    const char *dir = fixture_dir();
+    char *out = NULL, ref_ll[200], ll[200], plain_ll[200];
+    int rc = run(&out, "$B/gmm-train '%s' -k 2 --device cpu --blur 1.0 -o blur.bin --png '' -q", dir);
+    ck_assert_msg(rc == 0, "gmm-train --blur: %s", out);
+    free(out);
+    /* the same model with its blur sigma (bytes 96..103) zeroed: one that records no blur */
+    size_t size;
+    FILE *f = fopen(tu_tmp_path("blur.bin"), "rb");
+    ck_assert_ptr_nonnull(f);
+    unsigned char *buf = malloc(1 << 20);
+    size = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    ck_assert(size > 108 && size < (1 << 20));
+    double sigma;
+    memcpy(&sigma, buf + 96, sizeof sigma);
+    ck_assert(sigma == 1.0);
+    memset(buf + 96, 0, 8);
+    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf, (uInt)(size - 4));
+    for (int i = 0; i < 4; i++) buf[size - 4 + i] = (unsigned char)(crc >> (8 * i));
+    f = fopen(tu_tmp_path("noblur.bin"), "wb");
+    ck_assert_uint_eq(fwrite(buf, 1, size, f), size);
+    fclose(f);
+    free(buf);
+
+    /* the reference: an explicit --blur on the model that records none (with a notice) */
+    rc = run(&out, "$B/gmm-predict noblur.bin --blur 1.0 --device cpu --out ref.csv --proba");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "records no blur"));
+    line_of(out, "mean log-likelihood", ref_ll, sizeof ref_ll);
+    free(out);
+    /* the model's own blur, applied without --blur, and said */
+    rc = run(&out, "$B/gmm-predict blur.bin --device cpu --out auto.csv --proba");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "sigma 1 (recorded in the model)"));
+    line_of(out, "mean log-likelihood", ll, sizeof ll);
+    ck_assert_str_eq(ll, ref_ll);
+    free(out);
+    ck_assert_int_eq(run(&out, "cmp ref.csv auto.csv"), 0);
+    free(out);
+    /* the blur matters here: without it the log-likelihood differs */
+    rc = run(&out, "$B/gmm-predict noblur.bin --device cpu");
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_ptr_null(strstr(out, "blurred"));
+    line_of(out, "mean log-likelihood", plain_ll, sizeof plain_ll);
+    ck_assert_str_ne(plain_ll, ref_ll);
+    free(out);
+    /* repeating the model's blur is fine; contradicting it is an error */
+    rc = run(&out, "$B/gmm-predict blur.bin --blur 1 --device cpu");
+    ck_assert_msg(rc == 0, "%s", out);
+    line_of(out, "mean log-likelihood", ll, sizeof ll);
+    ck_assert_str_eq(ll, ref_ll);
+    free(out);
+    expect_error("contradicts the model, which was trained with --blur 1",
+                 "$B/gmm-predict blur.bin --blur 2 --device cpu");
+}
+END_TEST
+
 START_TEST(test_download_without_network)
 {
     /* There is no network where the tests run: the download must fail fast and clearly and
@@ -263,6 +335,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_gpu_requested_without_gpu);
     tcase_add_test(tc, test_bad_data_files);
     tcase_add_test(tc, test_bad_model_files);
+    tcase_add_test(tc, test_blur_recorded_in_model);
     tcase_add_test(tc, test_download_without_network);
     suite_add_tcase(s, tc);
     return s;
