@@ -106,7 +106,8 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
     double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
     char (*text)[40] = malloc(sizeof(*text) * K);
     const char **captions = malloc(sizeof(char *) * K);
-    if (!levels || !ent || !ent_d || !tiles || !text || !captions) {
+    uint8_t *mask = malloc((size_t)rows * width);
+    if (!levels || !ent || !ent_d || !tiles || !text || !captions || !mask) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -131,8 +132,18 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
         snprintf(text[k], sizeof text[k], "k=%d mean, H max %.2f", k, hmax);
         captions[k] = text[k];
     }
-    st = png_write_tile_grid(path, tiles, K, rows, width, 4, captions);
+    /* the mean in gray, the map (right of the white column) in colour over 0 .. log 16 */
+    for (int r = 0; r < rows; r++)
+        for (int x = 0; x < width; x++) mask[r * width + x] = x > cols;
+    png_color_style style = {
+        .mask = mask,
+        .bar_label = "local entropy, nats (5x5 windows of the mean in 16 levels)",
+        .bar_lo = 0,
+        .bar_hi = log((double)ENTROPY_LEVELS),
+    };
+    st = png_write_tile_grid_color(path, tiles, K, rows, width, 4, captions, &style);
 fail:
+    free(mask);
     free(levels);
     free(ent);
     free(ent_d);

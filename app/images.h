@@ -15,8 +15,9 @@
 gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma);
 
 /* Writes into dir (which must exist):
- *   means_entropy.png  each mean beside its local-entropy map (16 levels, 5 x 5 windows),
- *                      the map scaled so that white is log 16 nats;
+ *   means_entropy.png  each mean (gray) beside its local-entropy map (16 levels, 5 x 5
+ *                      windows) in the colour map of data/colormap.h, from entry 0 at 0 nats
+ *                      to the last at log 16 nats, with a colour bar labelled in nats;
  *   samples.png        per_component samples drawn from each component (gmm_sample);
  *   typical.png        per component its 5 most typical (smallest squared Mahalanobis distance)
  *                      and 5 least typical assigned images, left and right of a gap.

@@ -1,4 +1,5 @@
-/* PNG output with libpng: grayscale and RGB images, grids of labelled image tiles. */
+/* PNG output with libpng: grayscale and RGB images, grids of labelled image tiles (in gray, or
+ * through a colour map with a colour bar). */
 #ifndef GMM_PNG_WRITE_H
 #define GMM_PNG_WRITE_H
 
@@ -50,6 +51,34 @@ gmm_status png_tile_grid_layout(int n_tiles, int rows, int cols, int scale,
                                 const char *const *captions, png_tile_layout *layout);
 /* Top-left pixel of tile i's image (not its caption) in that layout. */
 void png_tile_origin(const png_tile_layout *layout, int i, int *x, int *y);
+
+/* The tile grid in colour: as png_write_tile_grid (the same layout, captions, scale and gray
+ * values), except that every pixel of a tile whose mask entry is nonzero is drawn through the
+ * built-in colour map (data/colormap.h: entry round(255 * clamp(v, 0, 1)), NaN as entry 0), and
+ * that a colour bar may go under the grid. Written as an RGB PNG. */
+typedef struct {
+    const uint8_t *mask;   /* rows x cols, the same for every tile; NULL: every pixel in colour */
+    const char *bar_label; /* a colour bar under the grid, with this label under it; NULL: none */
+    double bar_lo, bar_hi; /* the values of colour map entries 0 and 255, printed at the bar's
+                              ends (and their mean at its middle) */
+} png_color_style;
+
+gmm_status png_write_tile_grid_color(const char *path, const double *tiles, int n_tiles, int rows,
+                                     int cols, int scale, const char *const *captions,
+                                     const png_color_style *style);
+
+#define PNG_COLORBAR_THICKNESS 10 /* the bar's height in font-scale units */
+
+/* Where the colour bar goes: a horizontal gradient from colour map entry 0 (left) to the last
+ * entry (right) at (x, y), width x height pixels, in an image_width x image_height picture (the
+ * tile grid's layout at the top). */
+typedef struct {
+    int x, y, width, height;
+    int image_width, image_height;
+} png_colorbar;
+
+gmm_status png_colorbar_geometry(const png_tile_layout *layout, const char *bar_label,
+                                 png_colorbar *bar);
 
 #ifdef __cplusplus
 }

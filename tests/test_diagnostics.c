@@ -1,8 +1,9 @@
 /* Check suite for the diagnostics: histograms sum to their counts, the chi-square distribution's
  * numbers, the chi-square check passing on a fitted Gaussian and failing on a mixture fitted with
  * one component, squared Mahalanobis distances against a direct computation, typical samples and
- * outliers, separation, entropy maps (hand values and the CPU twin), and the programs' options
- * --diagnostics, --images, --blur and --init knn, with their bad values. */
+ * outliers, separation, entropy maps (hand values and the CPU twin, and their colours in
+ * means_entropy.png), and the programs' options --diagnostics, --images, --blur and --init knn,
+ * with their bad values. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,9 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "data/colormap.h"
 #include "data/idx.h"
 #include "kernels/entropy.h"
 #include "models/diagnostics.h"
+#include "models/model_io.h"
 #include "tests/testutil.h"
 
 START_TEST(test_histogram_sums_to_count)
@@ -308,6 +311,61 @@ START_TEST(test_predict_diagnostics_and_blur)
 }
 END_TEST
 
+/* means_entropy.png in colour: a model whose mean 0 is all zeros (entropy 0 everywhere) and whose
+ * mean 1 is a checkerboard of levels 0 and 15. Mean 0's map is a block of colour map entry 0
+ * exactly, beside the mean in black after a white column; mean 1's map is brighter in the
+ * colour map; and the colour bar under the grid runs to the last entry. */
+START_TEST(test_entropy_image_colors)
+{
+    gmm_model m;
+    const int side = FIX_SIDE, d = FIX_SIDE * FIX_SIDE, scale = 4;
+    ck_assert_int_eq(gmm_model_alloc(&m, 2, d, GMM_COV_DIAG), GMM_OK);
+    m.image_rows = m.image_cols = side;
+    m.weights[0] = m.weights[1] = 0.5;
+    for (int j = 0; j < d; j++) {
+        m.means[j] = 0;
+        m.means[d + j] = ((j / side + j % side) % 2) ? 1.0 : 0.0;
+        m.covariances[j] = m.covariances[d + j] = 0.1;
+    }
+    ck_assert_int_eq(gmm_model_compute_precisions(&m), GMM_OK);
+    ck_assert_int_eq(gmm_model_save(tu_tmp_path("entropy.bin"), &m), GMM_OK);
+    gmm_model_free(&m);
+    char *out = NULL;
+    int rc = run(&out, "$B/gmm-predict entropy.bin %s --device cpu --images eimg", fixture_dir());
+    ck_assert_msg(rc == 0, "gmm-predict failed: %s", out);
+    free(out);
+    int w, h;
+    uint8_t *img = tu_read_png_rgb(tu_tmp_path("eimg/means_entropy.png"), &w, &h);
+    uint8_t first[3], last[3], white[3] = {255, 255, 255}, black[3] = {0, 0, 0};
+    colormap_entry(0, first);
+    colormap_entry(COLORMAP_SIZE - 1, last);
+    /* the first pixel of entry 0 in reading order is the top-left of mean 0's map */
+    int fx = -1, fy = -1;
+    for (int i = 0; i < w * h && fx < 0; i++)
+        if (!memcmp(img + 3 * i, first, 3)) fx = i % w, fy = i / w;
+    ck_assert_int_ge(fx, side * scale + 1);
+    for (int y = fy; y < fy + side * scale; y++) {
+        for (int x = fx; x < fx + side * scale; x++)
+            ck_assert_msg(!memcmp(img + 3 * ((size_t)y * w + x), first, 3),
+                          "pixel (%d,%d) of a zero-entropy map is not colour map entry 0", x, y);
+        ck_assert_mem_eq(img + 3 * ((size_t)y * w + fx - 1), white, 3);          /* the gap */
+        ck_assert_mem_eq(img + 3 * ((size_t)y * w + fx - scale - 1), black, 3);  /* mean 0 */
+    }
+    /* mean 1's map (the second tile, in the same row): not entry 0 at its centre */
+    int later_colored = 0, has_last = 0;
+    for (int i = 0; i < w * h; i++) {
+        const uint8_t *px = img + 3 * i;
+        int gray = px[0] == px[1] && px[1] == px[2];
+        if (i / w > fy && i / w < fy + side * scale && i % w > fx + side * scale && !gray)
+            later_colored += memcmp(px, first, 3) != 0;
+        has_last |= !memcmp(px, last, 3) && i / w > fy + side * scale;
+    }
+    ck_assert_int_gt(later_colored, side * scale);
+    ck_assert_msg(has_last, "no colour bar reaching the last colour map entry");
+    free(img);
+}
+END_TEST
+
 START_TEST(test_help_and_bad_values)
 {
     char *out = NULL;
@@ -359,6 +417,7 @@ static Suite *diagnostics_suite(void)
     tcase_set_timeout(tp, 300);
     tcase_add_test(tp, test_train_diagnostics_images_knn);
     tcase_add_test(tp, test_predict_diagnostics_and_blur);
+    tcase_add_test(tp, test_entropy_image_colors);
     tcase_add_test(tp, test_help_and_bad_values);
     suite_add_tcase(s, tp);
     return s;

@@ -4,6 +4,7 @@
 #include "kernels/gpu_info.h"
 
 #include <math.h>
+#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,4 +140,19 @@ int tu_gpu_available(void)
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0) return cached = 0;
     return cached = (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 1 : 0;
+}
+
+uint8_t *tu_read_png_rgb(const char *path, int *width, int *height)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_file(&img, path), "%s: %s", path, img.message);
+    img.format = PNG_FORMAT_RGB;
+    uint8_t *rgb = malloc(PNG_IMAGE_SIZE(img));
+    ck_assert_ptr_nonnull(rgb);
+    ck_assert_msg(png_image_finish_read(&img, NULL, rgb, 0, NULL), "%s: %s", path, img.message);
+    *width = (int)img.width;
+    *height = (int)img.height;
+    return rgb;
 }

@@ -1,5 +1,6 @@
 /* Helpers shared by the Check suites: random data, relative errors, temporary files, the
- * environment's data directories, and the standard main() that runs one suite. */
+ * environment's data directories, PNG colours read back, and the standard main() that runs one
+ * suite. */
 #ifndef GMM_TESTUTIL_H
 #define GMM_TESTUTIL_H
 
@@ -32,6 +33,10 @@ int tu_run(const char *command, char **output);
 /* 1 when a GPU is usable, asked in a child process so that CUDA is never initialised in the
  * parent before Check forks (design rule 10). */
 int tu_gpu_available(void);
+
+/* Reads a PNG as 8-bit RGB (gray expanded) through libpng's simplified reader; fails the test
+ * when it cannot. Returns the malloc'd pixels, row-major, 3 bytes each. */
+uint8_t *tu_read_png_rgb(const char *path, int *width, int *height);
 
 /* Runs the suite (CK_NORMAL output) and returns the process exit code. */
 int tu_run_suite(Suite *suite);
