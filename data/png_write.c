@@ -433,3 +433,86 @@ gmm_status png_write_tile_grid_color(const char *path, const double *tiles, int 
     free(rgb);
     return st;
 }
+
+/* ---- image stacks ----------------------------------------------------------------------- */
+
+gmm_status png_image_stack_layout(int n_images, int rows, int cols, int scale,
+                                  const char *const *captions, const png_column_label *labels,
+                                  int n_labels, png_stack_layout *layout)
+{
+    if (!layout) return gmm_error(GMM_ERR_ARG, "image stack: NULL layout");
+    memset(layout, 0, sizeof *layout);
+    if (n_images <= 0 || rows <= 0 || cols <= 0 || scale <= 0 || n_labels < 0 ||
+        (n_labels > 0 && !labels))
+        return gmm_error(GMM_ERR_ARG, "image stack: invalid sizes (%d images of %d x %d, scale %d)",
+                         n_images, rows, cols, scale);
+    int ts = scale >= 6 ? 2 : 1;
+    int64_t image_w = (int64_t)cols * scale, image_h = (int64_t)rows * scale, content_w = image_w;
+    for (int i = 0; captions && i < n_images; i++) {
+        if (!captions[i]) continue;
+        if (strlen(captions[i]) > 4096)
+            return gmm_error(GMM_ERR_ARG, "image stack: caption %d is too long", i);
+        int64_t w = font_text_width(captions[i], ts);
+        if (w > content_w) content_w = w;
+    }
+    for (int i = 0; i < n_labels; i++)
+        if (!labels[i].text || labels[i].from_col < 0 || labels[i].to_col > cols ||
+            labels[i].from_col >= labels[i].to_col || strlen(labels[i].text) > 4096)
+            return gmm_error(GMM_ERR_ARG, "image stack: column label %d is invalid", i);
+    int64_t band = (int64_t)(FONT_GLYPH_HEIGHT + 4) * ts;
+    int64_t labels_h = n_labels > 0 ? band : 0;
+    int64_t pitch = band + image_h + PNG_TILE_MARGIN;
+    int64_t width = 2 * PNG_TILE_MARGIN + content_w;
+    int64_t height = PNG_TILE_MARGIN + labels_h + (int64_t)n_images * pitch;
+    if (image_w > PNG_MAX_SIDE || image_h > PNG_MAX_SIDE || width > PNG_MAX_SIDE ||
+        height > PNG_MAX_SIDE || width * height > (int64_t)PNG_MAX_PIXELS)
+        return gmm_error(GMM_ERR_ARG, "image stack: %d images of %d x %d at scale %d make an "
+                         "image too large", n_images, rows, cols, scale);
+    layout->image_x = PNG_TILE_MARGIN;
+    layout->labels_y = PNG_TILE_MARGIN;
+    layout->labels_height = (int)labels_h;
+    layout->first_y = PNG_TILE_MARGIN + (int)labels_h;
+    layout->caption_height = (int)band;
+    layout->row_pitch = (int)pitch;
+    layout->image_width = (int)image_w;
+    layout->image_height = (int)image_h;
+    layout->text_scale = ts;
+    layout->width = (int)width;
+    layout->height = (int)height;
+    return GMM_OK;
+}
+
+gmm_status png_write_image_stack(const char *path, const double *images, int n_images, int rows,
+                                 int cols, int scale, const char *const *captions,
+                                 const png_column_label *labels, int n_labels)
+{
+    if (!path || !images) return gmm_error(GMM_ERR_ARG, "image stack: NULL path or images");
+    png_stack_layout lay;
+    gmm_status st = png_image_stack_layout(n_images, rows, cols, scale, captions, labels,
+                                           n_labels, &lay);
+    if (st != GMM_OK) return st;
+    uint8_t *image = malloc((size_t)lay.width * (size_t)lay.height);
+    if (!image) return gmm_error(GMM_ERR_NOMEM, "%s: out of memory for the image stack", path);
+    memset(image, 255, (size_t)lay.width * (size_t)lay.height);
+    int ts = lay.text_scale;
+    for (int i = 0; i < n_labels; i++) {
+        int from = lay.image_x + labels[i].from_col * scale, to = lay.image_x + labels[i].to_col * scale;
+        int tx = from + (to - from - font_text_width(labels[i].text, ts)) / 2;
+        font_draw_text(image, lay.width, lay.height, tx, lay.labels_y + ts, labels[i].text, ts, 0);
+    }
+    for (int i = 0; i < n_images; i++) {
+        int y_caption = lay.first_y + i * lay.row_pitch, y0 = y_caption + lay.caption_height;
+        if (captions && captions[i])
+            font_draw_text(image, lay.width, lay.height, lay.image_x, y_caption + ts, captions[i],
+                           ts, 0);
+        const double *src_image = images + (size_t)i * rows * cols;
+        for (int y = 0; y < lay.image_height; y++) {
+            const double *src = src_image + (size_t)(y / scale) * cols;
+            uint8_t *dst = image + (size_t)(y0 + y) * lay.width + lay.image_x;
+            for (int x = 0; x < lay.image_width; x++) dst[x] = to_gray(src[x / scale]);
+        }
+    }
+    st = png_write_gray(path, image, lay.width, lay.height);
+    free(image);
+    return st;
+}

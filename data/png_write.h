@@ -1,5 +1,5 @@
 /* PNG output with libpng: grayscale and RGB images, grids of labelled image tiles (in gray, or
- * through a colour map with a colour bar). */
+ * through a colour map with a colour bar), and stacks of images each under its own caption. */
 #ifndef GMM_PNG_WRITE_H
 #define GMM_PNG_WRITE_H
 
@@ -79,6 +79,37 @@ typedef struct {
 
 gmm_status png_colorbar_geometry(const png_tile_layout *layout, const char *bar_label,
                                  png_colorbar *bar);
+
+/* Images stacked top to bottom, each under its own caption (a row header), with optional column
+ * labels once at the top: n_images images of rows x cols (values as in png_write_tile_grid, one
+ * after the other in images), upscaled by scale. Layout (png_image_stack_layout computes it): a
+ * white background with PNG_TILE_MARGIN around; when n_labels > 0 a band holding each label
+ * centred over its image columns; then per image a caption band (the caption in black,
+ * left-aligned with the image, at font scale 2 when scale >= 6 and 1 otherwise; the band is
+ * there also when captions or captions[i] is NULL) and the image under it, PNG_TILE_MARGIN
+ * between one image and the next caption. The width fits the widest caption. */
+typedef struct {
+    int from_col, to_col; /* image columns [from_col, to_col) */
+    const char *text;
+} png_column_label;
+
+typedef struct {
+    int image_x;                    /* left edge of every image */
+    int labels_y, labels_height;    /* the column labels' band (0 high without labels) */
+    int first_y;                    /* top of the first caption band */
+    int caption_height;             /* each caption band; the image starts right under it */
+    int row_pitch;                  /* from one caption band to the next */
+    int image_width, image_height;  /* cols * scale, rows * scale */
+    int text_scale;
+    int width, height;              /* the whole picture */
+} png_stack_layout;
+
+gmm_status png_image_stack_layout(int n_images, int rows, int cols, int scale,
+                                  const char *const *captions, const png_column_label *labels,
+                                  int n_labels, png_stack_layout *layout);
+gmm_status png_write_image_stack(const char *path, const double *images, int n_images, int rows,
+                                 int cols, int scale, const char *const *captions,
+                                 const png_column_label *labels, int n_labels);
 
 #ifdef __cplusplus
 }

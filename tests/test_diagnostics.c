@@ -2,8 +2,8 @@
  * numbers, the chi-square check passing on a fitted Gaussian and failing on a mixture fitted with
  * one component, squared Mahalanobis distances against a direct computation, typical samples and
  * outliers, separation, entropy maps (hand values and the CPU twin, and their colours in
- * means_entropy.png), and the programs' options --diagnostics, --images, --blur and --init knn,
- * with their bad values. */
+ * means_entropy.png), the row captions of samples.png and typical.png, and the programs'
+ * options --diagnostics, --images, --blur and --init knn, with their bad values. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 
 #include "data/colormap.h"
 #include "data/idx.h"
+#include "data/png_write.h"
 #include "kernels/entropy.h"
 #include "models/diagnostics.h"
 #include "models/model_io.h"
@@ -270,6 +271,34 @@ static void expect_error(const char *needle, const char *args)
     free(out);
 }
 
+/* Checks that each of the K caption bands of an image stack of K strips (FIX_SIDE x width,
+ * scale 2) holds black text on white and nothing else, and so does the labels band when there is
+ * one. */
+static void expect_row_captions(const char *name, int K, int width, int has_labels)
+{
+    png_column_label label = {0, 1, "x"};
+    png_stack_layout lay;
+    ck_assert_int_eq(png_image_stack_layout(K, FIX_SIDE, width, 2, NULL, &label, has_labels, &lay),
+                     GMM_OK);
+    uint8_t *img = NULL;
+    int w, h;
+    ck_assert_int_eq(png_read_gray(tu_tmp_path(name), &img, &w, &h), GMM_OK);
+    ck_assert_int_eq(h, lay.height);
+    for (int band = has_labels ? -1 : 0; band < K; band++) {
+        int y0 = band < 0 ? lay.labels_y : lay.first_y + band * lay.row_pitch;
+        int y1 = y0 + (band < 0 ? lay.labels_height : lay.caption_height), dark = 0;
+        for (int y = y0; y < y1; y++)
+            for (int x = 0; x < w; x++) {
+                uint8_t v = img[(size_t)y * w + x];
+                ck_assert_msg(v == 0 || v == 255, "%s: pixel (%d,%d) = %d in a caption band", name,
+                              x, y, v);
+                dark += v == 0;
+            }
+        ck_assert_msg(dark > 50, "%s: caption band %d is blank", name, band);
+    }
+    free(img);
+}
+
 START_TEST(test_train_diagnostics_images_knn)
 {
     const char *dir = fixture_dir();
@@ -288,6 +317,11 @@ START_TEST(test_train_diagnostics_images_knn)
                            "diag/loglik_iterations.png", "img/means_entropy.png",
                            "img/samples.png", "img/typical.png"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) expect_file(files[i]);
+    /* every row of samples.png (6 images) and typical.png (5, a gap, 5) has its caption, and
+     * typical.png its column labels: text-only bands where the layout puts them (images drawn
+     * at scale 2, 8 x 8 images with a white column between them) */
+    expect_row_captions("img/samples.png", 2, 6 * (FIX_SIDE + 1) - 1, 0);
+    expect_row_captions("img/typical.png", 2, 11 * (FIX_SIDE + 1) - 1, 1);
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /* Check suite for data/png_write, data/colormap and data/font: exact round trips, the tile grid's
  * documented layout and pixels (gray and through the colour map, with its colour bar), captions,
- * and I/O errors returned rather than crashing. */
+ * captioned image stacks, and I/O errors returned rather than crashing. */
 #include <check.h>
 #include <math.h>
 #include <png.h>
@@ -425,6 +425,66 @@ START_TEST(test_grid_color)
 }
 END_TEST
 
+/* Counts black pixels in rows [y0, y1) of a gray image, failing when any pixel there is neither
+ * black nor white (text only, no image). */
+static int text_pixels(const uint8_t *img, int w, int y0, int y1)
+{
+    int dark = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t v = img[(size_t)y * w + x];
+            ck_assert_msg(v == 0 || v == 255, "pixel (%d,%d) = %d in a text band", x, y, v);
+            dark += v == 0;
+        }
+    return dark;
+}
+
+/* The image stack: each image exact under its caption band, captions only where given, the
+ * column labels once at the top, the width grown to the widest caption. */
+START_TEST(test_image_stack)
+{
+    const int n = 3, rows = 4, cols = 9, scale = 2;
+    double images[3 * 4 * 9];
+    tu_fill_uniform(images, sizeof images / sizeof images[0], 0.05, 0.95, 17);
+    const char *caps[3] = {"component 0 (weight 0.500)", NULL, "component 2 (weight 0.250)"};
+    const png_column_label labels[2] = {{0, 4, "most"}, {5, 9, "least"}};
+    char *p = strdup(tu_tmp_path("stack.png"));
+    gmm_status st = png_write_image_stack(p, images, n, rows, cols, scale, caps, labels, 2);
+    ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+    png_stack_layout lay;
+    ck_assert_int_eq(png_image_stack_layout(n, rows, cols, scale, caps, labels, 2, &lay), GMM_OK);
+    ck_assert_int_eq(lay.width, 2 * PNG_TILE_MARGIN + font_text_width(caps[0], 1));
+    uint8_t *img = NULL;
+    int w, h;
+    ck_assert_int_eq(png_read_gray(p, &img, &w, &h), GMM_OK);
+    ck_assert_int_eq(w, lay.width);
+    ck_assert_int_eq(h, lay.height);
+    ck_assert_int_gt(text_pixels(img, w, lay.labels_y, lay.labels_y + lay.labels_height), 20);
+    for (int i = 0; i < n; i++) {
+        int yc = lay.first_y + i * lay.row_pitch, y0 = yc + lay.caption_height;
+        int dark = text_pixels(img, w, yc, y0);
+        if (caps[i]) ck_assert_int_gt(dark, 50);
+        else ck_assert_int_eq(dark, 0);
+        for (int y = 0; y < rows * scale; y++)
+            for (int x = 0; x < cols * scale; x++) {
+                double v = images[(i * rows + y / scale) * cols + x / scale];
+                ck_assert_int_eq(img[(size_t)(y0 + y) * w + lay.image_x + x], (int)lround(v * 255));
+            }
+    }
+    free(img);
+    /* without labels the first caption starts at the margin */
+    ck_assert_int_eq(png_image_stack_layout(n, rows, cols, scale, NULL, NULL, 0, &lay), GMM_OK);
+    ck_assert_int_eq(lay.labels_height, 0);
+    ck_assert_int_eq(lay.first_y, PNG_TILE_MARGIN);
+    ck_assert_int_eq(lay.width, 2 * PNG_TILE_MARGIN + cols * scale);
+    const png_column_label bad[1] = {{3, 10, "x"}};
+    ck_assert_int_eq(png_image_stack_layout(n, rows, cols, scale, NULL, bad, 1, &lay), GMM_ERR_ARG);
+    ck_assert_int_eq(png_write_image_stack(p, images, 0, rows, cols, scale, NULL, NULL, 0),
+                     GMM_ERR_ARG);
+    free(p);
+}
+END_TEST
+
 static Suite *png_suite(void)
 {
     Suite *s = suite_create("png");
@@ -433,6 +493,7 @@ static Suite *png_suite(void)
     tcase_add_test(tc, test_rgb_round_trip);
     tcase_add_test(tc, test_colormap);
     tcase_add_test(tc, test_grid_color);
+    tcase_add_test(tc, test_image_stack);
     tcase_add_test(tc, test_unwritable_path);
     tcase_add_test(tc, test_bad_arguments_and_files);
     tcase_add_test(tc, test_grid_layout);
