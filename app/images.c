@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/report.h"
 #include "data/png_write.h"
 #include "kernels/conv2d.h"
 #include "kernels/entropy.h"
@@ -85,24 +86,18 @@ static gmm_status write_rows(const char *path, const gmm_model *model, const dou
                              const png_column_label *labels, int n_labels)
 {
     int K = model->n_components;
-    char (*text)[80] = malloc(sizeof(*text) * K);
-    const char **captions = malloc(sizeof(char *) * K);
-    if (!text || !captions) {
-        free(text);
-        free(captions);
-        return gmm_error(GMM_ERR_NOMEM, "out of memory");
-    }
+    char **captions = report_captions_alloc(K);
+    if (!captions) return gmm_error(GMM_ERR_NOMEM, "out of memory");
     for (int k = 0; k < K; k++) {
         if (counts)
-            snprintf(text[k], sizeof text[k], "component %d (weight %.3f, %lld images)", k,
-                     model->weights[k], (long long)counts[k]);
+            snprintf(captions[k], REPORT_CAPTION_LEN, "component %d (weight %.3f, %lld images)",
+                     k, model->weights[k], (long long)counts[k]);
         else
-            snprintf(text[k], sizeof text[k], "component %d (weight %.3f)", k, model->weights[k]);
-        captions[k] = text[k];
+            snprintf(captions[k], REPORT_CAPTION_LEN, "component %d (weight %.3f)", k,
+                     model->weights[k]);
     }
-    gmm_status st = png_write_image_stack(path, strips, K, rows, width, STRIP_SCALE, captions,
-                                          labels, n_labels);
-    free(text);
+    gmm_status st = png_write_image_stack(path, strips, K, rows, width, STRIP_SCALE,
+                                          (const char *const *)captions, labels, n_labels);
     free(captions);
     return st;
 }
@@ -116,10 +111,9 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
     float *ent = malloc(sizeof(float) * d);
     double *ent_d = malloc(sizeof(double) * d);
     double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
-    char (*text)[40] = malloc(sizeof(*text) * K);
-    const char **captions = malloc(sizeof(char *) * K);
+    char **captions = report_captions_alloc(K);
     uint8_t *mask = malloc((size_t)rows * width);
-    if (!levels || !ent || !ent_d || !tiles || !text || !captions || !mask) {
+    if (!levels || !ent || !ent_d || !tiles || !captions || !mask) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -141,8 +135,7 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
         }
         const double *pair[2] = {mean, ent_d};
         strip(tiles + (size_t)k * rows * width, pair, 2, rows, cols);
-        snprintf(text[k], sizeof text[k], "k=%d mean, H max %.2f", k, hmax);
-        captions[k] = text[k];
+        snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d mean, H max %.2f", k, hmax);
     }
     /* the mean in gray, the map (right of the white column) in colour over 0 .. log 16 */
     for (int r = 0; r < rows; r++)
@@ -153,14 +146,14 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
         .bar_lo = 0,
         .bar_hi = log((double)ENTROPY_LEVELS),
     };
-    st = png_write_tile_grid_color(path, tiles, K, rows, width, 4, captions, &style);
+    st = png_write_tile_grid_color(path, tiles, K, rows, width, 4, (const char *const *)captions,
+                                   &style);
 fail:
     free(mask);
     free(levels);
     free(ent);
     free(ent_d);
     free(tiles);
-    free(text);
     free(captions);
     return st;
 }
