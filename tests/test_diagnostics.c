@@ -5,14 +5,12 @@
  * means_entropy.png), the row captions of samples.png and typical.png, and the programs'
  * options --diagnostics, --images, --blur and --init knn, with their bad values. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "data/colormap.h"
-#include "data/idx.h"
 #include "data/png_write.h"
 #include "kernels/entropy.h"
 #include "models/diagnostics.h"
@@ -215,43 +213,7 @@ END_TEST
 /* train-* and t10k-* of 8 x 8 images: a bright left or right half plus noise, labelled 0 / 1 */
 static const char *fixture_dir(void)
 {
-    static char dir[512];
-    if (dir[0]) return dir;
-    snprintf(dir, sizeof dir, "%s", tu_tmp_path("fixture"));
-    mkdir(dir, 0755);
-    uint8_t *px = malloc(FIX_N * FIX_SIDE * FIX_SIDE), lab[FIX_N];
-    uint64_t s = 21;
-    for (int split = 0; split < 2; split++) {
-        for (int i = 0; i < FIX_N; i++) {
-            lab[i] = (uint8_t)(i % 2);
-            for (int r = 0; r < FIX_SIDE; r++)
-                for (int c = 0; c < FIX_SIDE; c++) {
-                    int bright = (c < FIX_SIDE / 2) == (lab[i] == 0);
-                    double v = (bright ? 180 : 40) + 60 * (tu_rand_uniform(&s) - 0.5);
-                    px[(i * FIX_SIDE + r) * FIX_SIDE + c] = (uint8_t)v;
-                }
-        }
-        char p[600];
-        const char *pre = split ? "t10k" : "train";
-        snprintf(p, sizeof p, "%s/%s-images-idx3-ubyte", dir, pre);
-        ck_assert_int_eq(idx_write_images(p, px, FIX_N, FIX_SIDE, FIX_SIDE, 0), GMM_OK);
-        snprintf(p, sizeof p, "%s/%s-labels-idx1-ubyte", dir, pre);
-        ck_assert_int_eq(idx_write_labels(p, lab, FIX_N, 0), GMM_OK);
-    }
-    free(px);
-    return dir;
-}
-
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-    char args[3000], cmd[3600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && B='%s' && %s", tu_tmp_path(""), tu_bin_dir(), args);
-    return tu_run(cmd, out);
+    return tu_fixture_dir("fixture", FIX_N, FIX_SIDE, 21, 0);
 }
 
 static void expect_file(const char *name)
@@ -259,16 +221,6 @@ static void expect_file(const char *name)
     struct stat sb;
     const char *p = tu_tmp_path(name);
     ck_assert_msg(stat(p, &sb) == 0 && sb.st_size > 100, "%s missing or empty", p);
-}
-
-static void expect_error(const char *needle, const char *args)
-{
-    char *out = NULL;
-    int rc = run(&out, "%s", args);
-    ck_assert_msg(rc > 0 && rc < 128, "expected a clean non-zero exit, got %d: %s", rc, out);
-    ck_assert_msg(strstr(out, "error: ") && strstr(out, needle), "'%s' not in: %s", needle, out);
-    ck_assert_msg(!strstr(out, "Sanitizer"), "sanitizer report: %s", out);
-    free(out);
 }
 
 /* Checks that each of the K caption bands of an image stack of K strips (FIX_SIDE x width,
@@ -303,7 +255,7 @@ START_TEST(test_train_diagnostics_images_knn)
 {
     const char *dir = fixture_dir();
     char *out = NULL;
-    int rc = run(&out, "$B/gmm-train %s -k 2 --init knn --knn-neighbors 5 --knn-sample 200 "
+    int rc = tu_sh(&out, "$B/gmm-train %s -k 2 --init knn --knn-neighbors 5 --knn-sample 200 "
                        "--covariance diag --device cpu --diagnostics diag --images img "
                        "-o knn.bin --png means.png", dir);
     ck_assert_msg(rc == 0, "gmm-train failed: %s", out);
@@ -329,12 +281,12 @@ START_TEST(test_predict_diagnostics_and_blur)
 {
     const char *dir = fixture_dir();
     char *out = NULL;
-    int rc = run(&out, "$B/gmm-train %s -k 2 --covariance diag --device cpu --blur 1.0 -q "
+    int rc = tu_sh(&out, "$B/gmm-train %s -k 2 --covariance diag --device cpu --blur 1.0 -q "
                        "-o blur.bin --png ''", dir);
     ck_assert_msg(rc == 0, "gmm-train --blur failed: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "accuracy 1.0000"));
     free(out);
-    rc = run(&out, "$B/gmm-predict blur.bin %s --blur 1.0 --device cpu --diagnostics pdiag "
+    rc = tu_sh(&out, "$B/gmm-predict blur.bin %s --blur 1.0 --device cpu --diagnostics pdiag "
                    "--images pimg", dir);
     ck_assert_msg(rc == 0, "gmm-predict failed: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "accuracy 1.0000"));
@@ -365,7 +317,7 @@ START_TEST(test_entropy_image_colors)
     ck_assert_int_eq(gmm_model_save(tu_tmp_path("entropy.bin"), &m), GMM_OK);
     gmm_model_free(&m);
     char *out = NULL;
-    int rc = run(&out, "$B/gmm-predict entropy.bin %s --device cpu --images eimg", fixture_dir());
+    int rc = tu_sh(&out, "$B/gmm-predict entropy.bin %s --device cpu --images eimg", fixture_dir());
     ck_assert_msg(rc == 0, "gmm-predict failed: %s", out);
     free(out);
     int w, h;
@@ -403,34 +355,25 @@ END_TEST
 START_TEST(test_help_and_bad_values)
 {
     char *out = NULL;
-    ck_assert_int_eq(run(&out, "$B/gmm-train --help"), 0);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-train --help"), 0);
     const char *opts[] = {"--knn-neighbors", "--knn-sample", "--diagnostics", "--images",
                           "--blur", "knn"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         ck_assert_msg(strstr(out, opts[i]) != NULL, "%s not in --help", opts[i]);
     free(out);
-    ck_assert_int_eq(run(&out, "$B/gmm-predict --help"), 0);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-predict --help"), 0);
     ck_assert_ptr_nonnull(strstr(out, "--diagnostics"));
     free(out);
     const char *dir = fixture_dir();
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --knn-neighbors 0", dir);
-    expect_error("--knn-neighbors", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --knn-neighbors 200", dir);
-    expect_error("--knn-neighbors", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --knn-sample x", dir);
-    expect_error("--knn-sample", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --blur 0", dir);
-    expect_error("--blur", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --blur -1", dir);
-    expect_error("--blur", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --init knnn", dir);
-    expect_error("--init", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --diagnostics ''", dir);
-    expect_error("--diagnostics", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s -k 2 -q --covariance diag --png '' -o x.bin "
-                              "--diagnostics /dev/null/diag", dir);
-    expect_error("directory", cmd);
+    tu_expect_error("--knn-neighbors", "$B/gmm-train %s --knn-neighbors 0", dir);
+    tu_expect_error("--knn-neighbors", "$B/gmm-train %s --knn-neighbors 200", dir);
+    tu_expect_error("--knn-sample", "$B/gmm-train %s --knn-sample x", dir);
+    tu_expect_error("--blur", "$B/gmm-train %s --blur 0", dir);
+    tu_expect_error("--blur", "$B/gmm-train %s --blur -1", dir);
+    tu_expect_error("--init", "$B/gmm-train %s --init knnn", dir);
+    tu_expect_error("--diagnostics", "$B/gmm-train %s --diagnostics ''", dir);
+    tu_expect_error("directory", "$B/gmm-train %s -k 2 -q --covariance diag --png '' -o x.bin "
+                                 "--diagnostics /dev/null/diag", dir);
 }
 END_TEST
 
