@@ -136,7 +136,9 @@ static void flat_options(gmm_options *o)
     o->seed = 3;
 }
 
-START_TEST(test_fit_honours_knn_neighbors)
+/* gmm_fit starts from the options' neighbours and sample size: the same fit as gmm_init_knn with
+ * them, a different one (on these points) from the defaults; 0 means the default. */
+START_TEST(test_fit_honours_knn_options)
 {
     double *X = malloc(sizeof(double) * N_FLAT * 2);
     flat_points(X);
@@ -148,16 +150,6 @@ START_TEST(test_fit_honours_knn_neighbors)
     ck_assert(!fit_matches_direct(X, &o, 10, GMM_KNN_DEFAULT_SAMPLE));
     o.knn_neighbors = 0; /* the default, 10 */
     ck_assert(fit_matches_direct(X, &o, GMM_KNN_DEFAULT_NEIGHBORS, GMM_KNN_DEFAULT_SAMPLE));
-    free(X);
-}
-END_TEST
-
-START_TEST(test_fit_honours_knn_sample_size)
-{
-    double *X = malloc(sizeof(double) * N_FLAT * 2);
-    flat_points(X);
-    gmm_options o;
-    flat_options(&o);
     o.knn_sample_size = 100;
     ck_assert(fit_matches_direct(X, &o, GMM_KNN_DEFAULT_NEIGHBORS, 100));
     ck_assert(!fit_matches_direct(X, &o, GMM_KNN_DEFAULT_NEIGHBORS, GMM_KNN_DEFAULT_SAMPLE));
@@ -216,8 +208,7 @@ static Suite *init_knn_suite(void)
     tcase_add_test(tc, test_recovers_separated_clusters);
     tcase_add_test(tc, test_from_a_sample);
     tcase_add_test(tc, test_fit_with_knn_init);
-    tcase_add_test(tc, test_fit_honours_knn_neighbors);
-    tcase_add_test(tc, test_fit_honours_knn_sample_size);
+    tcase_add_test(tc, test_fit_honours_knn_options);
     tcase_add_test(tc, test_names_and_validation);
     tcase_add_test(tc, test_bad_arguments);
     suite_add_tcase(s, tc);
