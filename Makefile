@@ -4,6 +4,7 @@
 #   make test         build and run every Check suite (GPU suites skip without a GPU)
 #   make test SANITIZE=1   the same under AddressSanitizer + UndefinedBehaviorSanitizer (CPU code)
 #   make demo         install missing packages (apt-get), find or fetch data, train, predict
+#   make examples     regenerate the README's pictures in data/examples/ from MNIST_DIR
 #   CUDA=0|1          force the CUDA backend off or on (default: on when nvcc is found)
 #   CUDA_ARCH=sm_90   build CUDA code for one architecture only
 #   BUILD=dir BIN=dir where objects and programs go (default build/ and bin/)
@@ -121,7 +122,7 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT_C:%.c=$(BUILD)/%.o)
 TEST_C := $(sort $(wildcard tests/test_*.c))
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_C))
 
-.PHONY: all test demo clean help bench check-mnist
+.PHONY: all test demo clean help bench check-mnist examples
 all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
@@ -170,6 +171,10 @@ check-mnist: $(PROGRAMS)
 demo: 
 	@BIN=$(BIN) ./app/demo.sh
 
+# The README's example pictures, from the real digits (MNIST_DIR, or the script's defaults).
+examples: $(PROGRAMS)
+	BIN=$(BIN) app/make_examples.sh $(MNIST_DIR)
+
 bench: $(PROGRAMS)
 	$(BIN)/gmm-bench all
 
@@ -177,6 +182,6 @@ clean:
 	rm -rf build build-sanitize bin
 
 help:
-	@sed -n '2,12p' Makefile
+	@sed -n '2,13p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

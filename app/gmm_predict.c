@@ -2,6 +2,7 @@
  * directory the model was trained on), print the mean log-likelihood and, when labels exist,
  * accuracy, NMI, ARI and the confusion matrix; optionally write the assignments as CSV. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@ static void usage(FILE *out)
             "  --diagnostics DIR  write Mahalanobis/chi-square, separation and log-likelihood\n"
             "                   tables and plots for these images to DIR\n"
             "  --images DIR     write samples.png, typical.png, means_entropy.png to DIR\n"
-            "  --blur SIGMA     smooth the images as gmm-train --blur SIGMA did\n"
+            "  --blur SIGMA     smooth the images with a 5x5 Gaussian; not needed for a model\n"
+            "                   trained with --blur (it records SIGMA and is applied as is),\n"
+            "                   an error when it differs from the model's\n"
             "  -h, --help       this help\n");
 }
 
@@ -50,6 +53,21 @@ static int default_data_path(const gmm_model *model, char *path, size_t len)
     base = base ? base + 1 : model->data_path;
     if (strncmp(base, "train-", 6) != 0) return -1;
     snprintf(path, len, "%.*st10k-%s", (int)(base - model->data_path), model->data_path, base + 6);
+    return 0;
+}
+
+/* The blur to apply: the model's (recorded by gmm-train --blur), which an explicit --blur may
+ * repeat but not contradict; a model without one takes --blur as given, since a version-1 model
+ * file could not record it. Returns 0, or the exit code after an error. */
+static int choose_blur(const gmm_model *model, double *blur)
+{
+    double recorded = model->blur_sigma;
+    if (recorded > 0 && *blur > 0 && fabs(*blur - recorded) > 1e-12 * recorded)
+        return cli_error("--blur %g contradicts the model, which was trained with --blur %g "
+                         "(leave --blur out: the model's is applied)", *blur, recorded);
+    if (recorded > 0) *blur = recorded;
+    else if (*blur > 0)
+        cli_notice(NULL, "the model records no blur; smoothing the images with --blur as asked");
     return 0;
 }
 
@@ -118,6 +136,7 @@ int main(int argc, char **argv)
     FILE *csv = NULL;
     diag_scores scores = {0};
     if ((st = gmm_model_load(argv[optind], &model)) != GMM_OK) return cli_fail(st);
+    if ((rc = choose_blur(&model, &blur))) goto done;
     char data_path[1100];
     if (argc - optind == 2) {
         snprintf(data_path, sizeof data_path, "%s", argv[optind + 1]);
@@ -143,6 +162,9 @@ int main(int argc, char **argv)
         rc = cli_error("out of memory");
         goto done;
     }
+    if (blur > 0)
+        printf("blurred every image with a 5x5 Gaussian, sigma %g (%s)\n", blur,
+               model.blur_sigma > 0 ? "recorded in the model" : "--blur");
     if ((st = dataset_to_double(&ds, &X)) != GMM_OK ||
         (blur > 0 && (st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur)) != GMM_OK) ||
         (st = gmm_score_samples(&model, X, ds.n_samples, device, loglik, resp, assign)) != GMM_OK) {

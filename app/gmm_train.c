@@ -14,7 +14,7 @@
 #include "app/report.h"
 #include "data/dataset.h"
 #include "models/gmm.h"
-#include "models/init_knn.h"
+#include "models/init.h"
 #include "models/model_io.h"
 
 static void usage(FILE *out)
@@ -50,7 +50,7 @@ static void usage(FILE *out)
             "  --diagnostics DIR      write Mahalanobis/chi-square, separation and\n"
             "                         log-likelihood tables and plots to DIR\n"
             "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
-            "                         fitting; use the same --blur with gmm-predict\n"
+            "                         fitting; the model records it and gmm-predict applies it\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -h, --help             this help\n");
 }
@@ -172,7 +172,6 @@ int main(int argc, char **argv)
     dataset ds = {0};
     double *X = NULL;
     gmm_model model = {0};
-    double *knn_resp = NULL;
     diag_scores scores = {0};
     cli_progress_state progress = {0};
     diag_trace trace = {.cli = &progress};
@@ -212,32 +211,13 @@ int main(int argc, char **argv)
     opt.on_progress = diag_progress;
     opt.on_notice = cli_notice;
     opt.user = &trace;
-    if (opt.init == GMM_INIT_KNN) {
-        /* the seeds come from the options' k and sample size, then EM runs from them */
-        gmm_rng rng;
-        gmm_rng_seed(&rng, opt.seed);
-        knn_resp = malloc(sizeof(double) * (size_t)ds.n_samples * opt.n_components);
-        if (!knn_resp) {
-            rc = cli_error("out of memory for the initial responsibilities");
-            goto done;
-        }
-        st = gmm_init_knn(X, ds.n_samples, dim, opt.n_components, opt.knn_neighbors,
-                          opt.knn_sample_size, &rng, knn_resp, NULL);
-        if (st != GMM_OK) {
-            rc = cli_fail(st);
-            goto done;
-        }
-        if (!quiet)
-            printf("knn init: density peaks of the %d-nearest-neighbour graph of %lld points (%.2f s)\n",
-                   opt.knn_neighbors,
-                   (long long)(ds.n_samples < opt.knn_sample_size ? ds.n_samples : opt.knn_sample_size),
-                   cli_now_seconds() - t_loaded);
-        if (opt.n_init > 1 && ds.n_samples <= opt.knn_sample_size)
-            cli_notice(NULL, "--init knn on all the data is deterministic: every --n-init run starts alike");
-        st = gmm_fit_from_resp(X, ds.n_samples, dim, &opt, knn_resp, &model);
-    } else {
-        st = gmm_fit(X, ds.n_samples, dim, &opt, &model);
+    if (opt.init == GMM_INIT_KNN && !quiet) {
+        int64_t graph = gmm_knn_sample_size(&opt);
+        printf("knn init: density peaks of the %d-nearest-neighbour graph of %lld points\n",
+               gmm_knn_neighbors(&opt), (long long)(ds.n_samples < graph ? ds.n_samples : graph));
+        fflush(stdout);
     }
+    st = gmm_fit(X, ds.n_samples, dim, &opt, &model);
     if (st != GMM_OK) {
         rc = cli_fail(st);
         goto done;
@@ -245,6 +225,7 @@ int main(int argc, char **argv)
     double t_fit = cli_now_seconds();
     model.image_rows = ds.rows;
     model.image_cols = ds.cols;
+    model.blur_sigma = blur; /* gmm-predict applies the same blur */
     snprintf(model.data_path, sizeof model.data_path, "%s", data_path);
     if ((st = gmm_model_save(output, &model)) != GMM_OK) {
         rc = cli_fail(st);
@@ -286,7 +267,6 @@ int main(int argc, char **argv)
 done:
     diag_trace_free(&trace);
     diag_scores_free(&scores);
-    free(knn_resp);
     gmm_model_free(&model);
     free(X);
     dataset_free(&ds);

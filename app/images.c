@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/report.h"
 #include "data/png_write.h"
 #include "kernels/conv2d.h"
 #include "kernels/entropy.h"
@@ -18,6 +19,7 @@
 #define SAMPLES_PER_COMPONENT 6
 #define TYPICAL_EACH 5
 #define GAP 1.0 /* white between images of a strip */
+#define STRIP_SCALE 2 /* pixels per image pixel in samples.png and typical.png */
 
 gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma)
 {
@@ -61,25 +63,6 @@ fail:
     return st;
 }
 
-/* Writes K strips (rows x width each, one after the other in strips) as one picture: the strips
- * stacked top to bottom with a white row between them, under one caption. One column reads
- * better than a grid of wide strips. */
-static gmm_status write_stacked(const char *path, const double *strips, int K, int rows,
-                                int width, int scale, const char *caption)
-{
-    int height = K * (rows + 1) - 1;
-    double *image = malloc(sizeof(double) * (size_t)height * width);
-    if (!image) return gmm_error(GMM_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < (size_t)height * width; i++) image[i] = GAP;
-    for (int k = 0; k < K; k++)
-        memcpy(image + (size_t)k * (rows + 1) * width, strips + (size_t)k * rows * width,
-               sizeof(double) * rows * width);
-    const char *captions[1] = {caption};
-    gmm_status st = png_write_tile_grid(path, image, 1, height, width, scale, captions);
-    free(image);
-    return st;
-}
-
 /* Copies n images (rows x cols each, from src by index, -1 = blank) side by side into one strip
  * image of rows x (n * (cols + 1) - 1), with a white column between them. */
 static void strip(double *dst, const double *const *images, int n, int rows, int cols)
@@ -95,6 +78,30 @@ static void strip(double *dst, const double *const *images, int n, int rows, int
     }
 }
 
+/* K strips (rows x width each, one after the other in strips) stacked top to bottom at scale
+ * STRIP_SCALE, each under the caption "component k (weight w)" (with its number of images when
+ * counts is not NULL), and the column labels over all of them. */
+static gmm_status write_rows(const char *path, const gmm_model *model, const double *strips,
+                             int rows, int width, const int64_t *counts,
+                             const png_column_label *labels, int n_labels)
+{
+    int K = model->n_components;
+    char **captions = report_captions_alloc(K);
+    if (!captions) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < K; k++) {
+        if (counts)
+            snprintf(captions[k], REPORT_CAPTION_LEN, "component %d (weight %.3f, %lld images)",
+                     k, model->weights[k], (long long)counts[k]);
+        else
+            snprintf(captions[k], REPORT_CAPTION_LEN, "component %d (weight %.3f)", k,
+                     model->weights[k]);
+    }
+    gmm_status st = png_write_image_stack(path, strips, K, rows, width, STRIP_SCALE,
+                                          (const char *const *)captions, labels, n_labels);
+    free(captions);
+    return st;
+}
+
 static gmm_status write_means_entropy(const char *path, const gmm_model *m)
 {
     int K = m->n_components, rows = m->image_rows, cols = m->image_cols, d = m->dim;
@@ -104,9 +111,9 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
     float *ent = malloc(sizeof(float) * d);
     double *ent_d = malloc(sizeof(double) * d);
     double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
-    char (*text)[40] = malloc(sizeof(*text) * K);
-    const char **captions = malloc(sizeof(char *) * K);
-    if (!levels || !ent || !ent_d || !tiles || !text || !captions) {
+    char **captions = report_captions_alloc(K);
+    uint8_t *mask = malloc((size_t)rows * width);
+    if (!levels || !ent || !ent_d || !tiles || !captions || !mask) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -128,16 +135,25 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
         }
         const double *pair[2] = {mean, ent_d};
         strip(tiles + (size_t)k * rows * width, pair, 2, rows, cols);
-        snprintf(text[k], sizeof text[k], "k=%d mean, H max %.2f", k, hmax);
-        captions[k] = text[k];
+        snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d mean, H max %.2f", k, hmax);
     }
-    st = png_write_tile_grid(path, tiles, K, rows, width, 4, captions);
+    /* the mean in gray, the map (right of the white column) in colour over 0 .. log 16 */
+    for (int r = 0; r < rows; r++)
+        for (int x = 0; x < width; x++) mask[r * width + x] = x > cols;
+    png_color_style style = {
+        .mask = mask,
+        .bar_label = "local entropy, nats (5x5 windows of the mean in 16 levels)",
+        .bar_lo = 0,
+        .bar_hi = log((double)ENTROPY_LEVELS),
+    };
+    st = png_write_tile_grid_color(path, tiles, K, rows, width, 4, (const char *const *)captions,
+                                   &style);
 fail:
+    free(mask);
     free(levels);
     free(ent);
     free(ent_d);
     free(tiles);
-    free(text);
     free(captions);
     return st;
 }
@@ -163,8 +179,7 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
         for (int t = 0; t < n; t++) ptr[t] = draws + (size_t)t * d;
         strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);
     }
-    st = write_stacked(path, tiles, K, rows, width, 2,
-                       "samples drawn from each component, k=0 at the top");
+    st = write_rows(path, model, tiles, rows, width, NULL, NULL, 0);
 fail:
     gmm_model_free(&one);
     free(draws);
@@ -181,8 +196,9 @@ static gmm_status write_typical(const char *path, const gmm_model *model, const 
     int64_t *most = malloc(sizeof(int64_t) * K * TYPICAL_EACH);
     int64_t *least = malloc(sizeof(int64_t) * K * TYPICAL_EACH);
     double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
+    int64_t *counts = calloc(K, sizeof(int64_t));
     const double *ptr[2 * TYPICAL_EACH + 1];
-    if (!most || !least || !tiles) {
+    if (!most || !least || !tiles || !counts) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -197,12 +213,18 @@ static gmm_status write_typical(const char *path, const gmm_model *model, const 
         ptr[TYPICAL_EACH] = NULL;
         strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);
     }
-    st = write_stacked(path, tiles, K, rows, width, 2,
-                       "k=0 at the top: 5 most typical, gap, 5 least typical");
+    for (int64_t i = 0; i < n_samples; i++)
+        if (labels[i] >= 0 && labels[i] < K) counts[labels[i]]++;
+    const png_column_label headers[2] = {
+        {0, TYPICAL_EACH * (cols + 1) - 1, "most typical"},
+        {(TYPICAL_EACH + 1) * (cols + 1), width, "least typical"},
+    };
+    st = write_rows(path, model, tiles, rows, width, counts, headers, 2);
 fail:
     free(most);
     free(least);
     free(tiles);
+    free(counts);
     return st;
 }
 

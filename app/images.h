@@ -15,11 +15,15 @@
 gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma);
 
 /* Writes into dir (which must exist):
- *   means_entropy.png  each mean beside its local-entropy map (16 levels, 5 x 5 windows),
- *                      the map scaled so that white is log 16 nats;
- *   samples.png        per_component samples drawn from each component (gmm_sample);
+ *   means_entropy.png  each mean (gray) beside its local-entropy map (16 levels, 5 x 5
+ *                      windows) in the colour map of data/colormap.h, from entry 0 at 0 nats
+ *                      to the last at log 16 nats, with a colour bar labelled in nats;
+ *   samples.png        6 samples drawn from each component (gmm_sample), one row each;
  *   typical.png        per component its 5 most typical (smallest squared Mahalanobis distance)
- *                      and 5 least typical assigned images, left and right of a gap.
+ *                      and 5 least typical assigned images, left and right of a gap, one row
+ *                      each, under the column labels "most typical" and "least typical".
+ * Each row of samples.png and typical.png is captioned "component k (weight w)" (typical.png
+ * adds the number of images assigned to it).
  * X are the images (n_samples x dim, [0, 1]), labels their components, distance_sq their squared
  * Mahalanobis distance to it (X, labels and distance_sq may be NULL: typical.png is then skipped). */
 gmm_status images_write(const char *dir, const gmm_model *model, const double *X,

@@ -61,25 +61,29 @@ done:
     return rc;
 }
 
+char **report_captions_alloc(int n)
+{
+    char **captions = malloc((sizeof(char *) + REPORT_CAPTION_LEN) * (size_t)n);
+    if (!captions) return NULL;
+    char *text = (char *)(captions + n);
+    for (int i = 0; i < n; i++) {
+        captions[i] = text + (size_t)i * REPORT_CAPTION_LEN;
+        captions[i][0] = '\0';
+    }
+    return captions;
+}
+
 gmm_status report_means_png(const char *path, const gmm_model *model)
 {
     if (model->image_rows * model->image_cols != model->dim || model->dim <= 0)
         return gmm_error(GMM_ERR_ARG, "cannot draw means: the model has no image shape");
     int K = model->n_components;
-    char (*text)[32] = malloc(sizeof(*text) * K);
-    const char **captions = malloc(sizeof(char *) * K);
-    if (!text || !captions) {
-        free(text);
-        free(captions);
-        return gmm_error(GMM_ERR_NOMEM, "out of memory");
-    }
-    for (int k = 0; k < K; k++) {
-        snprintf(text[k], sizeof text[k], "k=%d w=%.3f", k, model->weights[k]);
-        captions[k] = text[k];
-    }
+    char **captions = report_captions_alloc(K);
+    if (!captions) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < K; k++)
+        snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d w=%.3f", k, model->weights[k]);
     gmm_status st = png_write_tile_grid(path, model->means, K, model->image_rows,
-                                        model->image_cols, 4, captions);
-    free(text);
+                                        model->image_cols, 4, (const char *const *)captions);
     free(captions);
     return st;
 }

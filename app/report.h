@@ -1,5 +1,6 @@
 /* What gmm-train and gmm-predict print and draw about a model and a labelled dataset: scores,
- * BIC/AIC, clustering metrics with the confusion matrix, and the PNG of the cluster means. */
+ * BIC/AIC, clustering metrics with the confusion matrix, the PNG of the cluster means, and the
+ * caption buffers of the pictures. */
 #ifndef GMM_REPORT_H
 #define GMM_REPORT_H
 
@@ -19,5 +20,10 @@ int report_clustering(const int *assignments, int n_components, const uint8_t *l
 
 /* The grid of cluster means, each tile captioned with its index and weight. */
 gmm_status report_means_png(const char *path, const gmm_model *model);
+
+/* n caption buffers of REPORT_CAPTION_LEN bytes, in one allocation (free it with free):
+ * captions[i] is the i-th. NULL when out of memory. */
+#define REPORT_CAPTION_LEN 96
+char **report_captions_alloc(int n);
 
 #endif

@@ -1,4 +1,5 @@
-/* PNG files through libpng: gray and RGB writing, gray reading for tests, captioned tile grids.
+/* PNG files through libpng: gray and RGB writing, gray reading for tests, captioned tile grids
+ * in gray or with a colour map and a colour bar.
  * libpng reports errors by longjmp; every entry point catches them and returns GMM_ERR_IO. */
 #include "data/png_write.h"
 
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/colormap.h"
 #include "data/font.h"
 
 /* Our own ceiling on image size: far above any grid we draw, low enough that width * height and
@@ -290,6 +292,37 @@ static uint8_t to_gray(double v)
     return (uint8_t)lround(v * 255.0);
 }
 
+/* The tile grid of lay drawn in gray into a new canvas_width x canvas_height image (at least
+ * the layout's size; the rest white), or NULL when out of memory. */
+static uint8_t *render_tile_grid(const png_tile_layout *lay, int canvas_width, int canvas_height,
+                                 const double *tiles, int n_tiles, int rows, int cols, int scale,
+                                 const char *const *captions)
+{
+    uint8_t *image = malloc((size_t)canvas_width * (size_t)canvas_height);
+    if (!image) return NULL;
+    memset(image, 255, (size_t)canvas_width * (size_t)canvas_height);
+    const size_t tile_len = (size_t)rows * (size_t)cols;
+    for (int i = 0; i < n_tiles; i++) {
+        int x0, y0;
+        png_tile_origin(lay, i, &x0, &y0);
+        const double *tile = tiles + (size_t)i * tile_len;
+        for (int y = 0; y < lay->tile_height; y++) {
+            const double *src = tile + (size_t)(y / scale) * (size_t)cols;
+            uint8_t *dst = image + (size_t)(y0 + y) * (size_t)canvas_width + (size_t)x0;
+            for (int x = 0; x < lay->tile_width; x++) dst[x] = to_gray(src[x / scale]);
+        }
+        if (captions && captions[i]) {
+            int cell_x = PNG_TILE_MARGIN + (i % lay->grid_cols) * (lay->cell_width + PNG_TILE_MARGIN);
+            int text_w = font_text_width(captions[i], lay->text_scale);
+            int tx = cell_x + (lay->cell_width - text_w) / 2;
+            int ty = y0 + lay->tile_height + 2 * lay->text_scale;
+            font_draw_text(image, canvas_width, canvas_height, tx, ty, captions[i],
+                           lay->text_scale, 0);
+        }
+    }
+    return image;
+}
+
 gmm_status png_write_tile_grid(const char *path, const double *tiles, int n_tiles, int rows,
                                int cols, int scale, const char *const *captions)
 {
@@ -297,27 +330,186 @@ gmm_status png_write_tile_grid(const char *path, const double *tiles, int n_tile
     png_tile_layout lay;
     gmm_status st = png_tile_grid_layout(n_tiles, rows, cols, scale, captions, &lay);
     if (st != GMM_OK) return st;
-
-    uint8_t *image = malloc((size_t)lay.width * (size_t)lay.height);
+    uint8_t *image = render_tile_grid(&lay, lay.width, lay.height, tiles, n_tiles, rows, cols,
+                                      scale, captions);
     if (!image) return gmm_error(GMM_ERR_NOMEM, "%s: out of memory for the tile grid", path);
-    memset(image, 255, (size_t)lay.width * (size_t)lay.height);
+    st = png_write_gray(path, image, lay.width, lay.height);
+    free(image);
+    return st;
+}
 
+/* A short label for a colour bar value: up to three significant digits, "0" for zero. */
+static void bar_value(char *buf, size_t size, double v)
+{
+    snprintf(buf, size, "%.3g", fabs(v) < 5e-324 ? 0.0 : v);
+}
+
+gmm_status png_colorbar_geometry(const png_tile_layout *layout, const char *bar_label,
+                                 png_colorbar *bar)
+{
+    if (!layout || !bar_label || !bar)
+        return gmm_error(GMM_ERR_ARG, "colour bar: NULL argument");
+    int ts = layout->text_scale, text_h = FONT_GLYPH_HEIGHT * ts;
+    memset(bar, 0, sizeof *bar);
+    bar->x = 2 * PNG_TILE_MARGIN + font_text_width("0000", ts);
+    bar->y = layout->height + PNG_TILE_MARGIN;
+    bar->height = PNG_COLORBAR_THICKNESS * ts;
+    int label_w = font_text_width(bar_label, ts);
+    int min_width = 2 * bar->x + (label_w > COLORMAP_SIZE ? label_w : COLORMAP_SIZE);
+    bar->image_width = layout->width > min_width ? layout->width : min_width;
+    bar->width = bar->image_width - 2 * bar->x;
+    /* the bar, its ticks, the values under them, the label, a margin */
+    bar->image_height = bar->y + bar->height + 3 * ts + 2 * ts + text_h + 3 * ts + text_h +
+                        2 * PNG_TILE_MARGIN;
+    if ((int64_t)bar->image_width * bar->image_height > (int64_t)PNG_MAX_PIXELS ||
+        bar->image_height > PNG_MAX_SIDE || bar->image_width > PNG_MAX_SIDE)
+        return gmm_error(GMM_ERR_ARG, "colour bar: image too large");
+    return GMM_OK;
+}
+
+gmm_status png_write_tile_grid_color(const char *path, const double *tiles, int n_tiles, int rows,
+                                     int cols, int scale, const char *const *captions,
+                                     const png_color_style *style)
+{
+    if (!path || !tiles || !style)
+        return gmm_error(GMM_ERR_ARG, "tile grid: NULL path, tiles or style");
+    png_tile_layout lay;
+    gmm_status st = png_tile_grid_layout(n_tiles, rows, cols, scale, captions, &lay);
+    if (st != GMM_OK) return st;
+    png_colorbar bar = {0};
+    int width = lay.width, height = lay.height;
+    if (style->bar_label) {
+        if ((st = png_colorbar_geometry(&lay, style->bar_label, &bar)) != GMM_OK) return st;
+        width = bar.image_width;
+        height = bar.image_height;
+    }
+    uint8_t *rgb = NULL;
+    uint8_t *gray = render_tile_grid(&lay, width, height, tiles, n_tiles, rows, cols, scale,
+                                     captions);
+    if (!gray) return gmm_error(GMM_ERR_NOMEM, "%s: out of memory for the tile grid", path);
+    int ts = lay.text_scale;
+    if (style->bar_label) {
+        /* the values at the ends and the middle, centred under their ticks, then the label */
+        int ty = bar.y + bar.height + 3 * ts + 2 * ts;
+        for (int t = 0; t < 3; t++) {
+            char buf[32];
+            bar_value(buf, sizeof buf, style->bar_lo + (style->bar_hi - style->bar_lo) * t / 2.0);
+            int tx = bar.x + (bar.width - 1) * t / 2 - font_text_width(buf, ts) / 2;
+            font_draw_text(gray, width, height, tx, ty, buf, ts, 0);
+            for (int y = bar.y + bar.height; y < bar.y + bar.height + 3 * ts; y++)
+                for (int x = 0; x < ts; x++)
+                    gray[(size_t)y * width + bar.x + (bar.width - ts) * t / 2 + x] = 0;
+        }
+        ty += FONT_GLYPH_HEIGHT * ts + 3 * ts;
+        font_draw_text(gray, width, height, (width - font_text_width(style->bar_label, ts)) / 2,
+                       ty, style->bar_label, ts, 0);
+    }
+    rgb = malloc((size_t)width * height * 3);
+    if (!rgb) {
+        free(gray);
+        return gmm_error(GMM_ERR_NOMEM, "%s: out of memory for the tile grid", path);
+    }
+    for (size_t i = 0; i < (size_t)width * height; i++) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = gray[i];
     const size_t tile_len = (size_t)rows * (size_t)cols;
     for (int i = 0; i < n_tiles; i++) {
         int x0, y0;
         png_tile_origin(&lay, i, &x0, &y0);
         const double *tile = tiles + (size_t)i * tile_len;
-        for (int y = 0; y < lay.tile_height; y++) {
-            const double *src = tile + (size_t)(y / scale) * (size_t)cols;
-            uint8_t *dst = image + (size_t)(y0 + y) * (size_t)lay.width + (size_t)x0;
-            for (int x = 0; x < lay.tile_width; x++) dst[x] = to_gray(src[x / scale]);
-        }
-        if (captions && captions[i]) {
-            int cell_x = PNG_TILE_MARGIN + (i % lay.grid_cols) * (lay.cell_width + PNG_TILE_MARGIN);
-            int text_w = font_text_width(captions[i], lay.text_scale);
-            int tx = cell_x + (lay.cell_width - text_w) / 2;
-            int ty = y0 + lay.tile_height + 2 * lay.text_scale;
-            font_draw_text(image, lay.width, lay.height, tx, ty, captions[i], lay.text_scale, 0);
+        for (int y = 0; y < lay.tile_height; y++)
+            for (int x = 0; x < lay.tile_width; x++) {
+                size_t j = (size_t)(y / scale) * (size_t)cols + (size_t)(x / scale);
+                if (style->mask && !style->mask[j]) continue;
+                colormap_rgb(tile[j], rgb + 3 * ((size_t)(y0 + y) * width + x0 + x));
+            }
+    }
+    for (int x = 0; style->bar_label && x < bar.width; x++) {
+        uint8_t c[3];
+        colormap_entry((int)lround((double)x * (COLORMAP_SIZE - 1) / (bar.width - 1)), c);
+        for (int y = bar.y; y < bar.y + bar.height; y++)
+            memcpy(rgb + 3 * ((size_t)y * width + bar.x + x), c, 3);
+    }
+    st = png_write_rgb(path, rgb, width, height);
+    free(gray);
+    free(rgb);
+    return st;
+}
+
+/* ---- image stacks ----------------------------------------------------------------------- */
+
+gmm_status png_image_stack_layout(int n_images, int rows, int cols, int scale,
+                                  const char *const *captions, const png_column_label *labels,
+                                  int n_labels, png_stack_layout *layout)
+{
+    if (!layout) return gmm_error(GMM_ERR_ARG, "image stack: NULL layout");
+    memset(layout, 0, sizeof *layout);
+    if (n_images <= 0 || rows <= 0 || cols <= 0 || scale <= 0 || n_labels < 0 ||
+        (n_labels > 0 && !labels))
+        return gmm_error(GMM_ERR_ARG, "image stack: invalid sizes (%d images of %d x %d, scale %d)",
+                         n_images, rows, cols, scale);
+    int ts = scale >= 6 ? 2 : 1;
+    int64_t image_w = (int64_t)cols * scale, image_h = (int64_t)rows * scale, content_w = image_w;
+    for (int i = 0; captions && i < n_images; i++) {
+        if (!captions[i]) continue;
+        if (strlen(captions[i]) > 4096)
+            return gmm_error(GMM_ERR_ARG, "image stack: caption %d is too long", i);
+        int64_t w = font_text_width(captions[i], ts);
+        if (w > content_w) content_w = w;
+    }
+    for (int i = 0; i < n_labels; i++)
+        if (!labels[i].text || labels[i].from_col < 0 || labels[i].to_col > cols ||
+            labels[i].from_col >= labels[i].to_col || strlen(labels[i].text) > 4096)
+            return gmm_error(GMM_ERR_ARG, "image stack: column label %d is invalid", i);
+    int64_t band = (int64_t)(FONT_GLYPH_HEIGHT + 4) * ts;
+    int64_t labels_h = n_labels > 0 ? band : 0;
+    int64_t pitch = band + image_h + PNG_TILE_MARGIN;
+    int64_t width = 2 * PNG_TILE_MARGIN + content_w;
+    int64_t height = PNG_TILE_MARGIN + labels_h + (int64_t)n_images * pitch;
+    if (image_w > PNG_MAX_SIDE || image_h > PNG_MAX_SIDE || width > PNG_MAX_SIDE ||
+        height > PNG_MAX_SIDE || width * height > (int64_t)PNG_MAX_PIXELS)
+        return gmm_error(GMM_ERR_ARG, "image stack: %d images of %d x %d at scale %d make an "
+                         "image too large", n_images, rows, cols, scale);
+    layout->image_x = PNG_TILE_MARGIN;
+    layout->labels_y = PNG_TILE_MARGIN;
+    layout->labels_height = (int)labels_h;
+    layout->first_y = PNG_TILE_MARGIN + (int)labels_h;
+    layout->caption_height = (int)band;
+    layout->row_pitch = (int)pitch;
+    layout->image_width = (int)image_w;
+    layout->image_height = (int)image_h;
+    layout->text_scale = ts;
+    layout->width = (int)width;
+    layout->height = (int)height;
+    return GMM_OK;
+}
+
+gmm_status png_write_image_stack(const char *path, const double *images, int n_images, int rows,
+                                 int cols, int scale, const char *const *captions,
+                                 const png_column_label *labels, int n_labels)
+{
+    if (!path || !images) return gmm_error(GMM_ERR_ARG, "image stack: NULL path or images");
+    png_stack_layout lay;
+    gmm_status st = png_image_stack_layout(n_images, rows, cols, scale, captions, labels,
+                                           n_labels, &lay);
+    if (st != GMM_OK) return st;
+    uint8_t *image = malloc((size_t)lay.width * (size_t)lay.height);
+    if (!image) return gmm_error(GMM_ERR_NOMEM, "%s: out of memory for the image stack", path);
+    memset(image, 255, (size_t)lay.width * (size_t)lay.height);
+    int ts = lay.text_scale;
+    for (int i = 0; i < n_labels; i++) {
+        int from = lay.image_x + labels[i].from_col * scale, to = lay.image_x + labels[i].to_col * scale;
+        int tx = from + (to - from - font_text_width(labels[i].text, ts)) / 2;
+        font_draw_text(image, lay.width, lay.height, tx, lay.labels_y + ts, labels[i].text, ts, 0);
+    }
+    for (int i = 0; i < n_images; i++) {
+        int y_caption = lay.first_y + i * lay.row_pitch, y0 = y_caption + lay.caption_height;
+        if (captions && captions[i])
+            font_draw_text(image, lay.width, lay.height, lay.image_x, y_caption + ts, captions[i],
+                           ts, 0);
+        const double *src_image = images + (size_t)i * rows * cols;
+        for (int y = 0; y < lay.image_height; y++) {
+            const double *src = src_image + (size_t)(y / scale) * cols;
+            uint8_t *dst = image + (size_t)(y0 + y) * lay.width + lay.image_x;
+            for (int x = 0; x < lay.image_width; x++) dst[x] = to_gray(src[x / scale]);
         }
     }
     st = png_write_gray(path, image, lay.width, lay.height);

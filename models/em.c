@@ -164,6 +164,9 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     double best_lb = -INFINITY;
     int have_best = 0;
     gmm_mstep_report report = {.nk = nk};
+    if (!initial_resp && o->init == GMM_INIT_KNN && o->n_init > 1 &&
+        n_samples <= gmm_knn_sample_size(o))
+        notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
     for (int init = 0; init < o->n_init; init++) {
         if (initial_resp)
             memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
@@ -171,7 +174,7 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
             status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, &rng,
                                         resp);
         else
-            status = gmm_init_resp(X, n_samples, dim, K, o->init, o->kmeans_max_iter, &rng, resp);
+            status = gmm_init_resp(X, n_samples, dim, o, &rng, resp);
         if (status != GMM_OK) goto fail;
         if ((status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
         if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;

@@ -75,6 +75,7 @@ typedef struct {
     int n_init;
     gmm_init_method init;
     uint64_t seed;
+    double blur_sigma;           /* the Gaussian blur applied to the images before fitting (0 = none) */
     char data_path[512];
 } gmm_model;
 
@@ -105,8 +106,10 @@ typedef struct {
     gmm_device device;          /* auto */
     gmm_precision precision;    /* fp64 */
     int kmeans_max_iter;        /* Lloyd iterations for init=kmeans, 300 like scikit-learn */
-    int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127) */
-    int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it) */
+    int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127;
+                                   0 means the default) */
+    int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;
+                                   0 means the default) */
     gmm_progress_fn on_progress;
     gmm_notice_fn on_notice;
     void *user;

@@ -1,4 +1,5 @@
-/* EM initialisation: k-means++ seeding, Lloyd's k-means with GEMM distances, random starts. */
+/* EM initialisation: k-means++ seeding, Lloyd's k-means with GEMM distances, random starts,
+ * and the dispatch to the kNN density peaks. */
 #include "models/init.h"
 
 #include <float.h>
@@ -220,11 +221,22 @@ fail:
     return status;
 }
 
-gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, int n_components,
-                         gmm_init_method method, int kmeans_max_iter, gmm_rng *rng, double *resp)
+int gmm_knn_neighbors(const gmm_options *options)
+{
+    return options->knn_neighbors > 0 ? options->knn_neighbors : GMM_KNN_DEFAULT_NEIGHBORS;
+}
+
+int64_t gmm_knn_sample_size(const gmm_options *options)
+{
+    return options->knn_sample_size > 0 ? options->knn_sample_size : GMM_KNN_DEFAULT_SAMPLE;
+}
+
+gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, const gmm_options *options,
+                         gmm_rng *rng, double *resp)
 {
     gmm_status status = GMM_OK;
-    int K = n_components;
+    int K = options->n_components;
+    gmm_init_method method = options->init;
     int64_t *idx = NULL;
     double *centers = NULL;
     int *labels = NULL;
@@ -238,8 +250,8 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, int n_comp
         }
         return GMM_OK;
     case GMM_INIT_KNN:
-        return gmm_init_knn(X, n_samples, dim, K, GMM_KNN_DEFAULT_NEIGHBORS,
-                            GMM_KNN_DEFAULT_SAMPLE, rng, resp, NULL);
+        return gmm_init_knn(X, n_samples, dim, K, gmm_knn_neighbors(options),
+                            gmm_knn_sample_size(options), rng, resp, NULL);
     case GMM_INIT_RANDOM_FROM_DATA:
     case GMM_INIT_KMEANS_PP:
     case GMM_INIT_KMEANS:
@@ -276,7 +288,7 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, int n_comp
         goto fail;
     }
     for (int k = 0; k < K; k++) memcpy(centers + (size_t)k * dim, X + idx[k] * dim, sizeof(double) * dim);
-    status = gmm_kmeans_lloyd(X, n_samples, dim, K, kmeans_max_iter, centers, labels, NULL);
+    status = gmm_kmeans_lloyd(X, n_samples, dim, K, options->kmeans_max_iter, centers, labels, NULL);
     if (status != GMM_OK) goto fail;
     for (int64_t i = 0; i < n_samples; i++) resp[i * K + labels[i]] = 1.0;
 fail:

@@ -213,10 +213,12 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
         return gmm_error(GMM_ERR_ARG, "kmeans_max_iter=%d must be >= 1", o->kmeans_max_iter);
     if ((int)o->covariance_type < 0 || (int)o->covariance_type > GMM_COV_SPHERICAL)
         return gmm_error(GMM_ERR_ARG, "unknown covariance_type %d", (int)o->covariance_type);
-    if (o->knn_neighbors < 1 || o->knn_neighbors > 127)
-        return gmm_error(GMM_ERR_ARG, "knn_neighbors=%d must be in 1..127", o->knn_neighbors);
-    if (o->knn_sample_size < 2)
-        return gmm_error(GMM_ERR_ARG, "knn_sample_size=%lld must be >= 2",
+    /* 0 stands for the default (10 neighbours, 60000 points) */
+    if (o->knn_neighbors < 0 || o->knn_neighbors > 127)
+        return gmm_error(GMM_ERR_ARG, "knn_neighbors=%d must be in 1..127 (0 for the default)",
+                         o->knn_neighbors);
+    if (o->knn_sample_size < 0 || o->knn_sample_size == 1)
+        return gmm_error(GMM_ERR_ARG, "knn_sample_size=%lld must be >= 2 (0 for the default)",
                          (long long)o->knn_sample_size);
     if ((int)o->init < 0 || (int)o->init > GMM_INIT_KNN)
         return gmm_error(GMM_ERR_ARG, "unknown init method %d", (int)o->init);

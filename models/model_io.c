@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,8 @@ static const char model_magic[8] = {'G', 'M', 'M', 'M', 'O', 'D', 'E', 'L'};
 
 enum {
     DTYPE_FLOAT64 = 1,
-    /* magic, twelve u32 fields, seed, n_train_samples, three f64 and the path length */
-    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 3 * 8 + 4,
+    /* magic, twelve u32 fields, seed, n_train_samples, four f64 and the path length */
+    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 4 * 8 + 4,
     CRC_BYTES = 4,
     MAX_DATA_PATH = (int)sizeof(((gmm_model *)0)->data_path) - 1,
 };
@@ -93,6 +94,8 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     if (m->n_iter < 0 || m->max_iter < 0 || m->n_init < 0 || (int)m->init < 0 ||
         m->n_train_samples < 0)
         return gmm_error(GMM_ERR_ARG, "cannot save a model with negative training metadata");
+    if (!(m->blur_sigma >= 0) || !isfinite(m->blur_sigma))
+        return gmm_error(GMM_ERR_ARG, "cannot save a model with blur sigma %g", m->blur_sigma);
 
     size_t path_len = strnlen(m->data_path, MAX_DATA_PATH);
     size_t k = (size_t)m->n_components, d = (size_t)m->dim;
@@ -128,6 +131,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     put_f64(&w, m->lower_bound);
     put_f64(&w, m->reg_covar);
     put_f64(&w, m->tol);
+    put_f64(&w, m->blur_sigma);
     put_u32(&w, (uint32_t)path_len);
     memcpy(w.p, m->data_path, path_len);
     w.p += path_len;
@@ -265,11 +269,12 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     uint32_t version = 0, dtype = 0, n_components = 0, dim = 0, rows = 0, cols = 0, cov_type = 0,
              converged = 0, n_iter = 0, max_iter = 0, n_init = 0, init = 0, path_len = 0;
     uint64_t seed = 0, n_train = 0;
-    double lower_bound = 0, reg_covar = 0, tol = 0;
+    double lower_bound = 0, reg_covar = 0, tol = 0, blur_sigma = 0;
     if (get_u32(&r, &version) != 0) goto truncated;
-    if (version != GMM_MODEL_VERSION) {
+    if (version < GMM_MODEL_VERSION_OLDEST || version > GMM_MODEL_VERSION) {
         st = gmm_error(GMM_ERR_VERSION, "%s: model file format version %u, this program supports "
-                       "version %u", path, version, GMM_MODEL_VERSION);
+                       "versions %u to %u", path, version, GMM_MODEL_VERSION_OLDEST,
+                       GMM_MODEL_VERSION);
         goto fail;
     }
     int short_read = 0;
@@ -289,6 +294,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     short_read |= get_f64(&r, &lower_bound);
     short_read |= get_f64(&r, &reg_covar);
     short_read |= get_f64(&r, &tol);
+    if (version >= 2) short_read |= get_f64(&r, &blur_sigma); /* version 1: no blur */
     short_read |= get_u32(&r, &path_len);
     if (short_read) goto truncated;
 
@@ -354,7 +360,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
     if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
-        init > GMM_INIT_KNN || n_train > INT64_MAX) {
+        init > GMM_INIT_KNN || n_train > INT64_MAX || !(blur_sigma >= 0) || !isfinite(blur_sigma)) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: invalid training metadata", path);
         goto fail;
     }
@@ -373,6 +379,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     m.lower_bound = lower_bound;
     m.reg_covar = reg_covar;
     m.tol = tol;
+    m.blur_sigma = blur_sigma;
     memcpy(m.data_path, r.p, path_len);
     m.data_path[path_len] = '\0';
     r.p += path_len;

@@ -1,12 +1,13 @@
 /* model.bin: the versioned binary model file with a CRC-32 over everything before it.
  *
- * Layout (all little-endian):
+ * Layout (all little-endian), version 2:
  *   magic "GMMMODEL" (8 bytes), u32 format version (GMM_MODEL_VERSION), u32 dtype (1 = float64),
  *   u32 K, u32 d, u32 image rows, u32 image cols, u32 covariance type, u32 converged,
  *   u32 n_iter, u32 max_iter, u32 n_init, u32 init method, u64 seed, i64 n_train_samples,
- *   f64 lower_bound, f64 reg_covar, f64 tol, u32 data path length, data path bytes,
- *   f64 weights[K], f64 means[K*d], f64 covariances[n], f64 precisions_cholesky[n],
- *   u32 CRC-32 (zlib's crc32) of every byte above.
+ *   f64 lower_bound, f64 reg_covar, f64 tol, f64 blur sigma (0 = none), u32 data path length,
+ *   data path bytes, f64 weights[K], f64 means[K*d], f64 covariances[n],
+ *   f64 precisions_cholesky[n], u32 CRC-32 (zlib's crc32) of every byte above.
+ * Version 1 is the same without the blur sigma; it is still read (as blur sigma 0).
  */
 #ifndef GMM_MODEL_IO_H
 #define GMM_MODEL_IO_H
@@ -17,11 +18,14 @@
 extern "C" {
 #endif
 
-#define GMM_MODEL_VERSION 1u
+#define GMM_MODEL_VERSION 2u
+/* The oldest version gmm_model_load still reads. */
+#define GMM_MODEL_VERSION_OLDEST 1u
 
 gmm_status gmm_model_save(const char *path, const gmm_model *model);
-/* Loads into a zeroed model. Truncated file, wrong magic, another version, a bad checksum or
- * inconsistent sizes each give a clear error (GMM_ERR_FORMAT / _VERSION / _CHECKSUM). */
+/* Loads into a zeroed model (versions GMM_MODEL_VERSION_OLDEST..GMM_MODEL_VERSION). Truncated
+ * file, wrong magic, another version, a bad checksum or inconsistent sizes each give a clear
+ * error (GMM_ERR_FORMAT / _VERSION / _CHECKSUM). */
 gmm_status gmm_model_load(const char *path, gmm_model *model);
 
 #ifdef __cplusplus

@@ -1,11 +1,11 @@
 /* Check suite for the programs as a user runs them: gmm-train and gmm-predict on a small IDX
- * fixture (model, PNG, CSV written; predictions of the saved model), and every bad input ending
- * in a one-line error and a non-zero exit code, never a crash. */
-#include <stdarg.h>
+ * fixture (model, PNG, CSV written; predictions of the saved model; the blur the model records),
+ * and every bad input ending in a one-line error and a non-zero exit code, never a crash. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "data/idx.h"
 #include "kernels/gpu_info.h"
@@ -18,76 +18,14 @@
  * bright, with noise), labelled 0 and 1. */
 static const char *fixture_dir(void)
 {
-    static char dir[512];
-    if (dir[0]) return dir;
-    snprintf(dir, sizeof dir, "%s", tu_tmp_path("fixture"));
-    mkdir(dir, 0755);
-    uint8_t *px = malloc(FIX_N * FIX_SIDE * FIX_SIDE), lab[FIX_N];
-    uint64_t s = 11;
-    for (int split = 0; split < 2; split++) {
-        for (int i = 0; i < FIX_N; i++) {
-            lab[i] = (uint8_t)(i % 2);
-            for (int r = 0; r < FIX_SIDE; r++)
-                for (int c = 0; c < FIX_SIDE; c++) {
-                    int bright = (c < FIX_SIDE / 2) == (lab[i] == 0);
-                    double v = (bright ? 180 : 40) + 60 * (tu_rand_uniform(&s) - 0.5);
-                    px[(i * FIX_SIDE + r) * FIX_SIDE + c] = (uint8_t)v;
-                }
-        }
-        char p[600];
-        const char *pre = split ? "t10k" : "train";
-        snprintf(p, sizeof p, "%s/%s-images-idx3-ubyte.gz", dir, pre);
-        ck_assert_int_eq(idx_write_images(p, px, FIX_N, FIX_SIDE, FIX_SIDE, 1), GMM_OK);
-        snprintf(p, sizeof p, "%s/%s-labels-idx1-ubyte", dir, pre);
-        ck_assert_int_eq(idx_write_labels(p, lab, FIX_N, 0), GMM_OK);
-    }
-    free(px);
-    return dir;
-}
-
-/* Runs a shell command in the test's temporary directory; returns its exit code and keeps its
- * output. Programs are called as $B/gmm-...: B is the programs' directory. */
-static int vrun(char **out, const char *fmt, va_list ap)
-{
-    char args[3000], cmd[3600];
-    vsnprintf(args, sizeof args, fmt, ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && B='%s' && %s", tu_tmp_path(""), tu_bin_dir(), args);
-    return tu_run(cmd, out);
-}
-
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vrun(out, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-/* Runs the command and checks it failed cleanly: a non-zero exit (not a signal), an
- * "error: " line containing needle, no sanitizer report. */
-static void expect_error(const char *needle, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void expect_error(const char *needle, const char *fmt, ...)
-{
-    char *out = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vrun(&out, fmt, ap);
-    va_end(ap);
-    ck_assert_msg(rc > 0 && rc < 128, "expected a clean non-zero exit, got %d: %s", rc, out);
-    ck_assert_msg(strstr(out, "error: ") != NULL, "no error line in: %s", out);
-    ck_assert_msg(strstr(out, needle) != NULL, "'%s' not in: %s", needle, out);
-    ck_assert_msg(strstr(out, "Sanitizer") == NULL && strstr(out, "runtime error") == NULL,
-                  "sanitizer report: %s", out);
-    free(out);
+    return tu_fixture_dir("fixture", FIX_N, FIX_SIDE, 11, 1);
 }
 
 START_TEST(test_train_then_predict)
 {
     const char *dir = fixture_dir();
     char *out = NULL;
-    int rc = run(&out, "$B/gmm-train '%s' -k 2 --device cpu -o m.bin --png means.png --seed 3", dir);
+    int rc = tu_sh(&out, "$B/gmm-train '%s' -k 2 --device cpu -o m.bin --png means.png --seed 3", dir);
     ck_assert_msg(rc == 0, "$B/gmm-train: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "iter    1"));
     ck_assert_ptr_nonnull(strstr(out, "converged in"));
@@ -99,7 +37,7 @@ START_TEST(test_train_then_predict)
     ck_assert_int_gt(sb.st_size, 100);
 
     /* without a data argument: the test split of the training directory */
-    rc = run(&out, "$B/gmm-predict m.bin --out a.csv --proba --device cpu");
+    rc = tu_sh(&out, "$B/gmm-predict m.bin --out a.csv --proba --device cpu");
     ck_assert_msg(rc == 0, "$B/gmm-predict: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "N = 400"));
     ck_assert_ptr_nonnull(strstr(out, "mean log-likelihood"));
@@ -117,11 +55,11 @@ START_TEST(test_train_then_predict)
     ck_assert_int_eq(lines, FIX_N);
 
     /* --quiet drops the per-iteration lines; the same seed gives the same model bytes */
-    rc = run(&out, "$B/gmm-train '%s' -k 2 --device cpu -o m2.bin --png '' --seed 3 -q", dir);
+    rc = tu_sh(&out, "$B/gmm-train '%s' -k 2 --device cpu -o m2.bin --png '' --seed 3 -q", dir);
     ck_assert_int_eq(rc, 0);
     ck_assert_ptr_null(strstr(out, "iter    1"));
     free(out);
-    rc = run(&out, "cmp m.bin m2.bin");
+    rc = tu_sh(&out, "cmp m.bin m2.bin");
     ck_assert_msg(rc == 0, "same seed, different model files: %s", out);
     free(out);
 }
@@ -130,14 +68,14 @@ END_TEST
 START_TEST(test_help_lists_options)
 {
     char *out = NULL;
-    ck_assert_int_eq(run(&out, "$B/gmm-train --help"), 0);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-train --help"), 0);
     const char *opts[] = {"-k", "--covariance", "--max-iter", "--tol", "--reg-covar", "--init",
                           "--n-init", "--seed", "--limit", "--device", "--precision", "-o",
                           "--png", "--quiet"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         ck_assert_msg(strstr(out, opts[i]) != NULL, "--help lacks %s", opts[i]);
     free(out);
-    ck_assert_int_eq(run(&out, "$B/gmm-predict --help"), 0);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-predict --help"), 0);
     ck_assert_ptr_nonnull(strstr(out, "--out"));
     ck_assert_ptr_nonnull(strstr(out, "--proba"));
     free(out);
@@ -147,21 +85,21 @@ END_TEST
 START_TEST(test_bad_options)
 {
     const char *dir = fixture_dir();
-    expect_error("unknown option", "$B/gmm-train '%s' --frobnicate", dir);
-    expect_error("-k must be >= 1", "$B/gmm-train '%s' -k 0", dir);
-    expect_error("expects an integer", "$B/gmm-train '%s' -k abc", dir);
-    expect_error("n_samples", "$B/gmm-train '%s' -k 401 --device cpu", dir);
-    expect_error("--tol must be >= 0", "$B/gmm-train '%s' --tol -1", dir);
-    expect_error("expects a number", "$B/gmm-train '%s' --reg-covar nan", dir);
-    expect_error("--covariance must be", "$B/gmm-train '%s' --covariance round", dir);
-    expect_error("--init must be", "$B/gmm-train '%s' --init magic", dir);
-    expect_error("--device must be", "$B/gmm-train '%s' --device tpu", dir);
-    expect_error("--max-iter must be", "$B/gmm-train '%s' --max-iter 0", dir);
-    expect_error("needs a value", "$B/gmm-train '%s' -k", dir);
-    expect_error("missing the data", "$B/gmm-train");
-    expect_error("/no/such/dir", "$B/gmm-train /no/such/dir");
-    expect_error("missing the model", "$B/gmm-predict");
-    expect_error("--proba needs --out", "$B/gmm-predict m.bin --proba");
+    tu_expect_error("unknown option", "$B/gmm-train '%s' --frobnicate", dir);
+    tu_expect_error("-k must be >= 1", "$B/gmm-train '%s' -k 0", dir);
+    tu_expect_error("expects an integer", "$B/gmm-train '%s' -k abc", dir);
+    tu_expect_error("n_samples", "$B/gmm-train '%s' -k 401 --device cpu", dir);
+    tu_expect_error("--tol must be >= 0", "$B/gmm-train '%s' --tol -1", dir);
+    tu_expect_error("expects a number", "$B/gmm-train '%s' --reg-covar nan", dir);
+    tu_expect_error("--covariance must be", "$B/gmm-train '%s' --covariance round", dir);
+    tu_expect_error("--init must be", "$B/gmm-train '%s' --init magic", dir);
+    tu_expect_error("--device must be", "$B/gmm-train '%s' --device tpu", dir);
+    tu_expect_error("--max-iter must be", "$B/gmm-train '%s' --max-iter 0", dir);
+    tu_expect_error("needs a value", "$B/gmm-train '%s' -k", dir);
+    tu_expect_error("missing the data", "$B/gmm-train");
+    tu_expect_error("/no/such/dir", "$B/gmm-train /no/such/dir");
+    tu_expect_error("missing the model", "$B/gmm-predict");
+    tu_expect_error("--proba needs --out", "$B/gmm-predict m.bin --proba");
 }
 END_TEST
 
@@ -172,9 +110,9 @@ START_TEST(test_gpu_requested_without_gpu)
         return;
     }
     char *out;
-    expect_error("--device gpu", "$B/gmm-train '%s' -k 2 --device gpu -o g.bin", fixture_dir());
+    tu_expect_error("--device gpu", "$B/gmm-train '%s' -k 2 --device gpu -o g.bin", fixture_dir());
     /* auto falls back to the CPU and says so */
-    int rc = run(&out, "$B/gmm-train '%s' -k 2 -o auto.bin --png '' -q", fixture_dir());
+    int rc = tu_sh(&out, "$B/gmm-train '%s' -k 2 -o auto.bin --png '' -q", fixture_dir());
     ck_assert_msg(rc == 0, "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "CPU backend"));
     free(out);
@@ -194,15 +132,15 @@ START_TEST(test_bad_data_files)
     /* wrong magic */
     uint8_t junk[64] = {0x12, 0x34, 0x56, 0x78, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2};
     write_bytes(tu_tmp_path("junk-images-idx3-ubyte"), junk, 20);
-    expect_error("magic", "$B/gmm-train junk-images-idx3-ubyte");
+    tu_expect_error("magic", "$B/gmm-train junk-images-idx3-ubyte");
     /* truncated: the header promises 10 images of 28 x 28 */
     uint8_t head[16 + 100] = {0, 0, 8, 3, 0, 0, 0, 10, 0, 0, 0, 28, 0, 0, 0, 28};
     for (int i = 16; i < 116; i++) head[i] = (uint8_t)i;
     write_bytes(tu_tmp_path("short-images-idx3-ubyte"), head, sizeof head);
-    expect_error("short-images-idx3-ubyte", "$B/gmm-train short-images-idx3-ubyte");
+    tu_expect_error("short-images-idx3-ubyte", "$B/gmm-train short-images-idx3-ubyte");
     /* an empty directory */
     mkdir(tu_tmp_path("empty"), 0755);
-    expect_error("train-images", "$B/gmm-train empty");
+    tu_expect_error("train-images", "$B/gmm-train empty");
 }
 END_TEST
 
@@ -210,26 +148,90 @@ START_TEST(test_bad_model_files)
 {
     const char *dir = fixture_dir();
     char *out;
-    ck_assert_int_eq(run(&out, "$B/gmm-train '%s' -k 2 --device cpu -o good.bin --png '' -q", dir), 0);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-train '%s' -k 2 --device cpu -o good.bin --png '' -q", dir), 0);
     free(out);
-    expect_error("missing.bin", "$B/gmm-predict missing.bin");
+    tu_expect_error("missing.bin", "$B/gmm-predict missing.bin");
     /* truncated */
-    ck_assert_int_eq(run(&out, "head -c 100 good.bin > cut.bin"), 0);
+    ck_assert_int_eq(tu_sh(&out, "head -c 100 good.bin > cut.bin"), 0);
     free(out);
-    expect_error("truncated", "$B/gmm-predict cut.bin '%s'", dir);
+    tu_expect_error("truncated", "$B/gmm-predict cut.bin '%s'", dir);
     /* a flipped byte in the parameters: checksum */
-    ck_assert_int_eq(run(&out, "cp good.bin flip.bin && printf '\\x55' | dd of=flip.bin bs=1 seek=200 conv=notrunc status=none"), 0);
+    ck_assert_int_eq(tu_sh(&out, "cp good.bin flip.bin && printf '\\x55' | dd of=flip.bin bs=1 seek=200 conv=notrunc status=none"), 0);
     free(out);
-    expect_error("checksum", "$B/gmm-predict flip.bin '%s'", dir);
+    tu_expect_error("checksum", "$B/gmm-predict flip.bin '%s'", dir);
     /* not a model at all */
-    expect_error("not a gmm model", "$B/gmm-predict '%s/train-labels-idx1-ubyte'", dir);
+    tu_expect_error("not a gmm model", "$B/gmm-predict '%s/train-labels-idx1-ubyte'", dir);
     /* a model of other image sizes */
     write_bytes(tu_tmp_path("other"), "", 0);
     mkdir(tu_tmp_path("other-dir"), 0755);
     uint8_t px[3 * 4 * 4];
     for (int i = 0; i < 48; i++) px[i] = (uint8_t)(i * 5 + 1);
     ck_assert_int_eq(idx_write_images(tu_tmp_path("other-dir/t10k-images-idx3-ubyte"), px, 3, 4, 4, 0), GMM_OK);
-    expect_error("model expects 36", "$B/gmm-predict good.bin other-dir");
+    tu_expect_error("model expects 36", "$B/gmm-predict good.bin other-dir");
+}
+END_TEST
+
+/* Runs gmm-predict with args on the CPU and checks that it succeeded and that its output holds
+ * want (when not NULL), or says nothing of a blur (when NULL); copies its "mean log-likelihood"
+ * line into ll (LL_LEN bytes). */
+#define LL_LEN 200
+static void predict_ll(const char *args, const char *want, char *ll)
+{
+    char *out = NULL;
+    int rc = tu_sh(&out, "$B/gmm-predict %s --device cpu", args);
+    ck_assert_msg(rc == 0, "gmm-predict %s: %s", args, out);
+    if (want) ck_assert_msg(strstr(out, want) != NULL, "'%s' not in: %s", want, out);
+    else ck_assert_msg(strstr(out, "blur") == NULL, "a blur in: %s", out);
+    const char *p = strstr(out, "mean log-likelihood");
+    ck_assert_ptr_nonnull(p);
+    snprintf(ll, LL_LEN, "%.*s", (int)strcspn(p, "\n"), p);
+    free(out);
+}
+
+/* gmm-train --blur records the blur in the model; gmm-predict applies it without being told
+ * (the same predictions as an explicit --blur on a model that records none, as before version 2
+ * of the file), says so, and refuses a --blur that contradicts it. */
+START_TEST(test_blur_recorded_in_model)
+{
+    const char *dir = fixture_dir();
+    char *out = NULL, ref_ll[LL_LEN], ll[LL_LEN], plain_ll[LL_LEN];
+    int rc = tu_sh(&out, "$B/gmm-train '%s' -k 2 --device cpu --blur 1.0 -o blur.bin --png '' -q", dir);
+    ck_assert_msg(rc == 0, "gmm-train --blur: %s", out);
+    free(out);
+    /* the same model with its blur sigma (bytes 96..103) zeroed: one that records no blur */
+    size_t size;
+    FILE *f = fopen(tu_tmp_path("blur.bin"), "rb");
+    ck_assert_ptr_nonnull(f);
+    unsigned char *buf = malloc(1 << 20);
+    size = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    ck_assert(size > 108 && size < (1 << 20));
+    double sigma;
+    memcpy(&sigma, buf + 96, sizeof sigma);
+    ck_assert(sigma == 1.0);
+    memset(buf + 96, 0, 8);
+    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), buf, (uInt)(size - 4));
+    for (int i = 0; i < 4; i++) buf[size - 4 + i] = (unsigned char)(crc >> (8 * i));
+    f = fopen(tu_tmp_path("noblur.bin"), "wb");
+    ck_assert_uint_eq(fwrite(buf, 1, size, f), size);
+    fclose(f);
+    free(buf);
+
+    /* the reference: an explicit --blur on the model that records none (with a notice) */
+    predict_ll("noblur.bin --blur 1.0 --out ref.csv --proba", "records no blur", ref_ll);
+    /* the model's own blur, applied without --blur, and said */
+    predict_ll("blur.bin --out auto.csv --proba", "sigma 1 (recorded in the model)", ll);
+    ck_assert_str_eq(ll, ref_ll);
+    ck_assert_int_eq(tu_sh(&out, "cmp ref.csv auto.csv"), 0);
+    free(out);
+    /* the blur matters here: without it the log-likelihood differs */
+    predict_ll("noblur.bin", NULL, plain_ll);
+    ck_assert_str_ne(plain_ll, ref_ll);
+    /* repeating the model's blur is fine; contradicting it is an error */
+    predict_ll("blur.bin --blur 1", "recorded in the model", ll);
+    ck_assert_str_eq(ll, ref_ll);
+    tu_expect_error("contradicts the model, which was trained with --blur 1",
+                    "$B/gmm-predict blur.bin --blur 2 --device cpu");
 }
 END_TEST
 
@@ -238,7 +240,7 @@ START_TEST(test_download_without_network)
     /* There is no network where the tests run: the download must fail fast and clearly and
      * leave no partial files. (With a network this check is skipped.) */
     char *out;
-    int rc = run(&out, "timeout 120 $B/gmm-download-mnist dl");
+    int rc = tu_sh(&out, "timeout 120 $B/gmm-download-mnist dl");
     if (rc == 0) {
         printf("download succeeded: a network is present, no-network path not tested\n");
         free(out);
@@ -247,7 +249,7 @@ START_TEST(test_download_without_network)
     ck_assert_int_ne(rc, 124); /* did not hang */
     ck_assert_ptr_nonnull(strstr(out, "could not download"));
     free(out);
-    ck_assert_int_ne(run(&out, "ls dl/*.part 2>/dev/null | grep -q ."), 0);
+    ck_assert_int_ne(tu_sh(&out, "ls dl/*.part 2>/dev/null | grep -q ."), 0);
     free(out);
 }
 END_TEST
@@ -263,6 +265,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_gpu_requested_without_gpu);
     tcase_add_test(tc, test_bad_data_files);
     tcase_add_test(tc, test_bad_model_files);
+    tcase_add_test(tc, test_blur_recorded_in_model);
     tcase_add_test(tc, test_download_without_network);
     suite_add_tcase(s, tc);
     return s;

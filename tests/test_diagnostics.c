@@ -1,18 +1,20 @@
 /* Check suite for the diagnostics: histograms sum to their counts, the chi-square distribution's
  * numbers, the chi-square check passing on a fitted Gaussian and failing on a mixture fitted with
  * one component, squared Mahalanobis distances against a direct computation, typical samples and
- * outliers, separation, entropy maps (hand values and the CPU twin), and the programs' options
- * --diagnostics, --images, --blur and --init knn, with their bad values. */
+ * outliers, separation, entropy maps (hand values and the CPU twin, and their colours in
+ * means_entropy.png), the row captions of samples.png and typical.png, and the programs'
+ * options --diagnostics, --images, --blur and --init knn, with their bad values. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "data/idx.h"
+#include "data/colormap.h"
+#include "data/png_write.h"
 #include "kernels/entropy.h"
 #include "models/diagnostics.h"
+#include "models/model_io.h"
 #include "tests/testutil.h"
 
 START_TEST(test_histogram_sums_to_count)
@@ -211,43 +213,7 @@ END_TEST
 /* train-* and t10k-* of 8 x 8 images: a bright left or right half plus noise, labelled 0 / 1 */
 static const char *fixture_dir(void)
 {
-    static char dir[512];
-    if (dir[0]) return dir;
-    snprintf(dir, sizeof dir, "%s", tu_tmp_path("fixture"));
-    mkdir(dir, 0755);
-    uint8_t *px = malloc(FIX_N * FIX_SIDE * FIX_SIDE), lab[FIX_N];
-    uint64_t s = 21;
-    for (int split = 0; split < 2; split++) {
-        for (int i = 0; i < FIX_N; i++) {
-            lab[i] = (uint8_t)(i % 2);
-            for (int r = 0; r < FIX_SIDE; r++)
-                for (int c = 0; c < FIX_SIDE; c++) {
-                    int bright = (c < FIX_SIDE / 2) == (lab[i] == 0);
-                    double v = (bright ? 180 : 40) + 60 * (tu_rand_uniform(&s) - 0.5);
-                    px[(i * FIX_SIDE + r) * FIX_SIDE + c] = (uint8_t)v;
-                }
-        }
-        char p[600];
-        const char *pre = split ? "t10k" : "train";
-        snprintf(p, sizeof p, "%s/%s-images-idx3-ubyte", dir, pre);
-        ck_assert_int_eq(idx_write_images(p, px, FIX_N, FIX_SIDE, FIX_SIDE, 0), GMM_OK);
-        snprintf(p, sizeof p, "%s/%s-labels-idx1-ubyte", dir, pre);
-        ck_assert_int_eq(idx_write_labels(p, lab, FIX_N, 0), GMM_OK);
-    }
-    free(px);
-    return dir;
-}
-
-static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **out, const char *fmt, ...)
-{
-    char args[3000], cmd[3600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && B='%s' && %s", tu_tmp_path(""), tu_bin_dir(), args);
-    return tu_run(cmd, out);
+    return tu_fixture_dir("fixture", FIX_N, FIX_SIDE, 21, 0);
 }
 
 static void expect_file(const char *name)
@@ -257,21 +223,39 @@ static void expect_file(const char *name)
     ck_assert_msg(stat(p, &sb) == 0 && sb.st_size > 100, "%s missing or empty", p);
 }
 
-static void expect_error(const char *needle, const char *args)
+/* Checks that each of the K caption bands of an image stack of K strips (FIX_SIDE x width,
+ * scale 2) holds black text on white and nothing else, and so does the labels band when there is
+ * one. */
+static void expect_row_captions(const char *name, int K, int width, int has_labels)
 {
-    char *out = NULL;
-    int rc = run(&out, "%s", args);
-    ck_assert_msg(rc > 0 && rc < 128, "expected a clean non-zero exit, got %d: %s", rc, out);
-    ck_assert_msg(strstr(out, "error: ") && strstr(out, needle), "'%s' not in: %s", needle, out);
-    ck_assert_msg(!strstr(out, "Sanitizer"), "sanitizer report: %s", out);
-    free(out);
+    png_column_label label = {0, 1, "x"};
+    png_stack_layout lay;
+    ck_assert_int_eq(png_image_stack_layout(K, FIX_SIDE, width, 2, NULL, &label, has_labels, &lay),
+                     GMM_OK);
+    uint8_t *img = NULL;
+    int w, h;
+    ck_assert_int_eq(png_read_gray(tu_tmp_path(name), &img, &w, &h), GMM_OK);
+    ck_assert_int_eq(h, lay.height);
+    for (int band = has_labels ? -1 : 0; band < K; band++) {
+        int y0 = band < 0 ? lay.labels_y : lay.first_y + band * lay.row_pitch;
+        int y1 = y0 + (band < 0 ? lay.labels_height : lay.caption_height), dark = 0;
+        for (int y = y0; y < y1; y++)
+            for (int x = 0; x < w; x++) {
+                uint8_t v = img[(size_t)y * w + x];
+                ck_assert_msg(v == 0 || v == 255, "%s: pixel (%d,%d) = %d in a caption band", name,
+                              x, y, v);
+                dark += v == 0;
+            }
+        ck_assert_msg(dark > 50, "%s: caption band %d is blank", name, band);
+    }
+    free(img);
 }
 
 START_TEST(test_train_diagnostics_images_knn)
 {
     const char *dir = fixture_dir();
     char *out = NULL;
-    int rc = run(&out, "$B/gmm-train %s -k 2 --init knn --knn-neighbors 5 --knn-sample 200 "
+    int rc = tu_sh(&out, "$B/gmm-train %s -k 2 --init knn --knn-neighbors 5 --knn-sample 200 "
                        "--covariance diag --device cpu --diagnostics diag --images img "
                        "-o knn.bin --png means.png", dir);
     ck_assert_msg(rc == 0, "gmm-train failed: %s", out);
@@ -285,6 +269,11 @@ START_TEST(test_train_diagnostics_images_knn)
                            "diag/loglik_iterations.png", "img/means_entropy.png",
                            "img/samples.png", "img/typical.png"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) expect_file(files[i]);
+    /* every row of samples.png (6 images) and typical.png (5, a gap, 5) has its caption, and
+     * typical.png its column labels: text-only bands where the layout puts them (images drawn
+     * at scale 2, 8 x 8 images with a white column between them) */
+    expect_row_captions("img/samples.png", 2, 6 * (FIX_SIDE + 1) - 1, 0);
+    expect_row_captions("img/typical.png", 2, 11 * (FIX_SIDE + 1) - 1, 1);
 }
 END_TEST
 
@@ -292,12 +281,12 @@ START_TEST(test_predict_diagnostics_and_blur)
 {
     const char *dir = fixture_dir();
     char *out = NULL;
-    int rc = run(&out, "$B/gmm-train %s -k 2 --covariance diag --device cpu --blur 1.0 -q "
+    int rc = tu_sh(&out, "$B/gmm-train %s -k 2 --covariance diag --device cpu --blur 1.0 -q "
                        "-o blur.bin --png ''", dir);
     ck_assert_msg(rc == 0, "gmm-train --blur failed: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "accuracy 1.0000"));
     free(out);
-    rc = run(&out, "$B/gmm-predict blur.bin %s --blur 1.0 --device cpu --diagnostics pdiag "
+    rc = tu_sh(&out, "$B/gmm-predict blur.bin %s --blur 1.0 --device cpu --diagnostics pdiag "
                    "--images pimg", dir);
     ck_assert_msg(rc == 0, "gmm-predict failed: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "accuracy 1.0000"));
@@ -308,37 +297,83 @@ START_TEST(test_predict_diagnostics_and_blur)
 }
 END_TEST
 
+/* means_entropy.png in colour: a model whose mean 0 is all zeros (entropy 0 everywhere) and whose
+ * mean 1 is a checkerboard of levels 0 and 15. Mean 0's map is a block of colour map entry 0
+ * exactly, beside the mean in black after a white column; mean 1's map is brighter in the
+ * colour map; and the colour bar under the grid runs to the last entry. */
+START_TEST(test_entropy_image_colors)
+{
+    gmm_model m;
+    const int side = FIX_SIDE, d = FIX_SIDE * FIX_SIDE, scale = 4;
+    ck_assert_int_eq(gmm_model_alloc(&m, 2, d, GMM_COV_DIAG), GMM_OK);
+    m.image_rows = m.image_cols = side;
+    m.weights[0] = m.weights[1] = 0.5;
+    for (int j = 0; j < d; j++) {
+        m.means[j] = 0;
+        m.means[d + j] = ((j / side + j % side) % 2) ? 1.0 : 0.0;
+        m.covariances[j] = m.covariances[d + j] = 0.1;
+    }
+    ck_assert_int_eq(gmm_model_compute_precisions(&m), GMM_OK);
+    ck_assert_int_eq(gmm_model_save(tu_tmp_path("entropy.bin"), &m), GMM_OK);
+    gmm_model_free(&m);
+    char *out = NULL;
+    int rc = tu_sh(&out, "$B/gmm-predict entropy.bin %s --device cpu --images eimg", fixture_dir());
+    ck_assert_msg(rc == 0, "gmm-predict failed: %s", out);
+    free(out);
+    int w, h;
+    uint8_t *img = tu_read_png_rgb(tu_tmp_path("eimg/means_entropy.png"), &w, &h);
+    uint8_t first[3], last[3], white[3] = {255, 255, 255}, black[3] = {0, 0, 0};
+    colormap_entry(0, first);
+    colormap_entry(COLORMAP_SIZE - 1, last);
+    /* the first pixel of entry 0 in reading order is the top-left of mean 0's map */
+    int fx = -1, fy = -1;
+    for (int i = 0; i < w * h && fx < 0; i++)
+        if (!memcmp(img + 3 * i, first, 3)) fx = i % w, fy = i / w;
+    ck_assert_int_ge(fx, side * scale + 1);
+    for (int y = fy; y < fy + side * scale; y++) {
+        for (int x = fx; x < fx + side * scale; x++)
+            ck_assert_msg(!memcmp(img + 3 * ((size_t)y * w + x), first, 3),
+                          "pixel (%d,%d) of a zero-entropy map is not colour map entry 0", x, y);
+        ck_assert_mem_eq(img + 3 * ((size_t)y * w + fx - 1), white, 3);          /* the gap */
+        ck_assert_mem_eq(img + 3 * ((size_t)y * w + fx - scale - 1), black, 3);  /* mean 0 */
+    }
+    /* mean 1's map (the second tile, in the same row): not entry 0 at its centre */
+    int later_colored = 0, has_last = 0;
+    for (int i = 0; i < w * h; i++) {
+        const uint8_t *px = img + 3 * i;
+        int gray = px[0] == px[1] && px[1] == px[2];
+        if (i / w > fy && i / w < fy + side * scale && i % w > fx + side * scale && !gray)
+            later_colored += memcmp(px, first, 3) != 0;
+        has_last |= !memcmp(px, last, 3) && i / w > fy + side * scale;
+    }
+    ck_assert_int_gt(later_colored, side * scale);
+    ck_assert_msg(has_last, "no colour bar reaching the last colour map entry");
+    free(img);
+}
+END_TEST
+
 START_TEST(test_help_and_bad_values)
 {
     char *out = NULL;
-    ck_assert_int_eq(run(&out, "$B/gmm-train --help"), 0);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-train --help"), 0);
     const char *opts[] = {"--knn-neighbors", "--knn-sample", "--diagnostics", "--images",
                           "--blur", "knn"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         ck_assert_msg(strstr(out, opts[i]) != NULL, "%s not in --help", opts[i]);
     free(out);
-    ck_assert_int_eq(run(&out, "$B/gmm-predict --help"), 0);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-predict --help"), 0);
     ck_assert_ptr_nonnull(strstr(out, "--diagnostics"));
     free(out);
     const char *dir = fixture_dir();
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --knn-neighbors 0", dir);
-    expect_error("--knn-neighbors", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --knn-neighbors 200", dir);
-    expect_error("--knn-neighbors", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --knn-sample x", dir);
-    expect_error("--knn-sample", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --blur 0", dir);
-    expect_error("--blur", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --blur -1", dir);
-    expect_error("--blur", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --init knnn", dir);
-    expect_error("--init", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s --diagnostics ''", dir);
-    expect_error("--diagnostics", cmd);
-    snprintf(cmd, sizeof cmd, "$B/gmm-train %s -k 2 -q --covariance diag --png '' -o x.bin "
-                              "--diagnostics /dev/null/diag", dir);
-    expect_error("directory", cmd);
+    tu_expect_error("--knn-neighbors", "$B/gmm-train %s --knn-neighbors 0", dir);
+    tu_expect_error("--knn-neighbors", "$B/gmm-train %s --knn-neighbors 200", dir);
+    tu_expect_error("--knn-sample", "$B/gmm-train %s --knn-sample x", dir);
+    tu_expect_error("--blur", "$B/gmm-train %s --blur 0", dir);
+    tu_expect_error("--blur", "$B/gmm-train %s --blur -1", dir);
+    tu_expect_error("--init", "$B/gmm-train %s --init knnn", dir);
+    tu_expect_error("--diagnostics", "$B/gmm-train %s --diagnostics ''", dir);
+    tu_expect_error("directory", "$B/gmm-train %s -k 2 -q --covariance diag --png '' -o x.bin "
+                                 "--diagnostics /dev/null/diag", dir);
 }
 END_TEST
 
@@ -359,6 +394,7 @@ static Suite *diagnostics_suite(void)
     tcase_set_timeout(tp, 300);
     tcase_add_test(tp, test_train_diagnostics_images_knn);
     tcase_add_test(tp, test_predict_diagnostics_and_blur);
+    tcase_add_test(tp, test_entropy_image_colors);
     tcase_add_test(tp, test_help_and_bad_values);
     suite_add_tcase(s, tp);
     return s;

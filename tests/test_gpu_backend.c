@@ -416,6 +416,41 @@ START_TEST(test_compaction)
 }
 END_TEST
 
+/* N x d points around K centres (component i % K, 8 along axis j where j % K == k, spread
+ * 1 + 0.2 k), drawn from seed. */
+static double *synthetic_blobs(int64_t N, int d, int K, uint64_t seed)
+{
+    double *X = malloc(sizeof(double) * N * d);
+    ck_assert_ptr_nonnull(X);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < N; i++) {
+        int k = (int)(i % K);
+        for (int j = 0; j < d; j++)
+            X[i * d + j] = 8.0 * ((j % K) == k) + (1.0 + 0.2 * k) * tu_rand_normal(&s);
+    }
+    return X;
+}
+
+/* The first n training images of the test MNIST directory as doubles (*n_samples, *dim set), or
+ * NULL after printing that `what` was skipped when there is no MNIST directory. */
+static double *mnist_first(int n, const char *what, int64_t *n_samples, int *dim)
+{
+    const char *dir = tu_mnist_dir();
+    if (!dir) {
+        printf("MNIST %s skipped: no MNIST_DIR\n", what);
+        return NULL;
+    }
+    dataset ds;
+    CHECK_OK(dataset_load(dir, DATASET_TRAIN, &ds));
+    dataset_truncate(&ds, n);
+    double *X = NULL;
+    CHECK_OK(dataset_to_double(&ds, &X));
+    *n_samples = ds.n_samples;
+    *dim = ds.rows * ds.cols;
+    dataset_free(&ds);
+    return X;
+}
+
 /* Device k-means (kmeans_lloyd) against gmm_kmeans_lloyd from the same k-means++ seeds: the
  * labels (at most max_diff differences, near-ties) and the centers. */
 static void compare_kmeans(const double *X, int64_t N, int d, int K, gmm_precision precision,
@@ -473,13 +508,7 @@ START_TEST(test_kmeans_synthetic)
     if (!tu_gpu_available()) return;
     int64_t N = 3001;
     int d = 12, K = 5;
-    double *X = malloc(sizeof(double) * N * d);
-    uint64_t s = 21;
-    for (int64_t i = 0; i < N; i++) {
-        int k = (int)(i % K);
-        for (int j = 0; j < d; j++)
-            X[i * d + j] = 8.0 * ((j % K) == k) + (1.0 + 0.2 * k) * tu_rand_normal(&s);
-    }
+    double *X = synthetic_blobs(N, d, K, 21);
     compare_kmeans(X, N, d, K, GMM_PRECISION_FP64, 0, "synthetic 3001 x 12, K = 5");
     compare_kmeans(X, N, d, K, GMM_PRECISION_FP32, 0, "synthetic 3001 x 12, K = 5");
     free(X);
@@ -489,20 +518,12 @@ END_TEST
 START_TEST(test_kmeans_mnist)
 {
     if (!tu_gpu_available()) return;
-    const char *dir = tu_mnist_dir();
-    if (!dir) {
-        printf("MNIST k-means comparison skipped: no MNIST_DIR\n");
-        return;
-    }
-    dataset ds;
-    CHECK_OK(dataset_load(dir, DATASET_TRAIN, &ds));
-    dataset_truncate(&ds, 5000);
-    double *X = NULL;
-    CHECK_OK(dataset_to_double(&ds, &X));
-    compare_kmeans(X, ds.n_samples, ds.rows * ds.cols, 10, GMM_PRECISION_FP64, 5,
-                   "MNIST first 5000, K = 10");
+    int64_t N;
+    int d;
+    double *X = mnist_first(5000, "k-means comparison", &N, &d);
+    if (!X) return;
+    compare_kmeans(X, N, d, 10, GMM_PRECISION_FP64, 5, "MNIST first 5000, K = 10");
     free(X);
-    dataset_free(&ds);
 }
 END_TEST
 
@@ -545,13 +566,7 @@ START_TEST(test_kpp_synthetic)
     if (!tu_gpu_available()) return;
     int64_t N = 3001;
     int d = 12, K = 5;
-    double *X = malloc(sizeof(double) * N * d);
-    uint64_t s = 21;
-    for (int64_t i = 0; i < N; i++) {
-        int k = (int)(i % K);
-        for (int j = 0; j < d; j++)
-            X[i * d + j] = 8.0 * ((j % K) == k) + (1.0 + 0.2 * k) * tu_rand_normal(&s);
-    }
+    double *X = synthetic_blobs(N, d, K, 21);
     for (uint64_t seed = 1; seed <= 3; seed++)
         ck_assert_int_eq(compare_kpp(X, N, d, K, GMM_PRECISION_FP64, seed, "synthetic 3001 x 12, K = 5"), 0);
     ck_assert_int_eq(compare_kpp(X, N, d, 40, GMM_PRECISION_FP64, 5, "synthetic 3001 x 12, K = 40"), 0);
@@ -564,21 +579,13 @@ END_TEST
 START_TEST(test_kpp_mnist)
 {
     if (!tu_gpu_available()) return;
-    const char *dir = tu_mnist_dir();
-    if (!dir) {
-        printf("MNIST k-means++ comparison skipped: no MNIST_DIR\n");
-        return;
-    }
-    dataset ds;
-    CHECK_OK(dataset_load(dir, DATASET_TRAIN, &ds));
-    dataset_truncate(&ds, 5000);
-    double *X = NULL;
-    CHECK_OK(dataset_to_double(&ds, &X));
-    int diff = compare_kpp(X, ds.n_samples, ds.rows * ds.cols, 10, GMM_PRECISION_FP64, 7,
-                           "MNIST first 5000, K = 10");
+    int64_t N;
+    int d;
+    double *X = mnist_first(5000, "k-means++ comparison", &N, &d);
+    if (!X) return;
+    int diff = compare_kpp(X, N, d, 10, GMM_PRECISION_FP64, 7, "MNIST first 5000, K = 10");
     ck_assert_msg(diff <= 1, "MNIST: %d seeds differ (bound 1)", diff);
     free(X);
-    dataset_free(&ds);
 }
 END_TEST
 
@@ -623,13 +630,7 @@ START_TEST(test_fit_synthetic)
     if (!tu_gpu_available()) return;
     int64_t N = 3001;
     int d = 12, K = 5;
-    double *X = malloc(sizeof(double) * N * d);
-    uint64_t s = 11;
-    for (int64_t i = 0; i < N; i++) {
-        int k = (int)(i % K);
-        for (int j = 0; j < d; j++)
-            X[i * d + j] = 8.0 * ((j % K) == k) + (1.0 + 0.2 * k) * tu_rand_normal(&s);
-    }
+    double *X = synthetic_blobs(N, d, K, 11);
     compare_fits(X, N, d, K, 100, "synthetic 3001 x 12, K = 5");
     free(X);
 }
@@ -638,19 +639,12 @@ END_TEST
 START_TEST(test_fit_mnist)
 {
     if (!tu_gpu_available()) return;
-    const char *dir = tu_mnist_dir();
-    if (!dir) {
-        printf("MNIST fit comparison skipped: no MNIST_DIR\n");
-        return;
-    }
-    dataset ds;
-    CHECK_OK(dataset_load(dir, DATASET_TRAIN, &ds));
-    dataset_truncate(&ds, 5000);
-    double *X = NULL;
-    CHECK_OK(dataset_to_double(&ds, &X));
-    compare_fits(X, ds.n_samples, ds.rows * ds.cols, 10, 10, "MNIST first 5000, K = 10, 10 iterations");
+    int64_t N;
+    int d;
+    double *X = mnist_first(5000, "fit comparison", &N, &d);
+    if (!X) return;
+    compare_fits(X, N, d, 10, 10, "MNIST first 5000, K = 10, 10 iterations");
     free(X);
-    dataset_free(&ds);
 }
 END_TEST
 

@@ -1,10 +1,12 @@
 /* Check suite for the density-peaks kNN initialisation: it recovers well-separated clusters (one
  * seed per cluster, every point labelled with its own cluster's seed), also from a sample of the
- * data, through gmm_fit with init=knn, and refuses bad arguments. */
+ * data, through gmm_fit with init=knn (which honours the options' neighbours and sample size),
+ * and refuses bad arguments. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/gmm.h"
+#include "models/init.h"
 #include "models/init_knn.h"
 #include "tests/testutil.h"
 
@@ -93,6 +95,68 @@ START_TEST(test_fit_with_knn_init)
 }
 END_TEST
 
+/* Points without cluster structure (uniform in the unit square), where the density peaks, and so
+ * the seeds, depend on how many neighbours and which points make up the graph. */
+#define N_FLAT 300
+#define K_FLAT 5
+static void flat_points(double *X)
+{
+    tu_fill_uniform(X, (size_t)N_FLAT * 2, 0.0, 1.0, 11);
+}
+
+/* gmm_fit with init=knn from o, and gmm_fit_from_resp from gmm_init_knn(n_neighbors, sample_size)
+ * drawn with o's seed: the means after the same EM iterations; returns whether they are equal. */
+static int fit_matches_direct(const double *X, const gmm_options *o, int n_neighbors,
+                              int64_t sample_size)
+{
+    double *resp = malloc(sizeof(double) * N_FLAT * K_FLAT);
+    gmm_rng rng;
+    gmm_rng_seed(&rng, o->seed);
+    ck_assert_int_eq(gmm_init_knn(X, N_FLAT, 2, K_FLAT, n_neighbors, sample_size, &rng, resp, NULL),
+                     GMM_OK);
+    gmm_model fitted = {0}, direct = {0};
+    ck_assert_int_eq(gmm_fit(X, N_FLAT, 2, o, &fitted), GMM_OK);
+    ck_assert_int_eq(gmm_fit_from_resp(X, N_FLAT, 2, o, resp, &direct), GMM_OK);
+    int same = memcmp(fitted.means, direct.means, sizeof(double) * K_FLAT * 2) == 0 &&
+               memcmp(fitted.weights, direct.weights, sizeof(double) * K_FLAT) == 0;
+    gmm_model_free(&fitted);
+    gmm_model_free(&direct);
+    free(resp);
+    return same;
+}
+
+static void flat_options(gmm_options *o)
+{
+    gmm_options_default(o);
+    o->n_components = K_FLAT;
+    o->init = GMM_INIT_KNN;
+    o->device = GMM_DEVICE_CPU;
+    o->max_iter = 2;
+    o->tol = 0;
+    o->seed = 3;
+}
+
+/* gmm_fit starts from the options' neighbours and sample size: the same fit as gmm_init_knn with
+ * them, a different one (on these points) from the defaults; 0 means the default. */
+START_TEST(test_fit_honours_knn_options)
+{
+    double *X = malloc(sizeof(double) * N_FLAT * 2);
+    flat_points(X);
+    gmm_options o;
+    flat_options(&o);
+    o.knn_neighbors = 3;
+    ck_assert(fit_matches_direct(X, &o, 3, GMM_KNN_DEFAULT_SAMPLE));
+    /* the two k give different starts here, so the first check says something */
+    ck_assert(!fit_matches_direct(X, &o, 10, GMM_KNN_DEFAULT_SAMPLE));
+    o.knn_neighbors = 0; /* the default, 10 */
+    ck_assert(fit_matches_direct(X, &o, GMM_KNN_DEFAULT_NEIGHBORS, GMM_KNN_DEFAULT_SAMPLE));
+    o.knn_sample_size = 100;
+    ck_assert(fit_matches_direct(X, &o, GMM_KNN_DEFAULT_NEIGHBORS, 100));
+    ck_assert(!fit_matches_direct(X, &o, GMM_KNN_DEFAULT_NEIGHBORS, GMM_KNN_DEFAULT_SAMPLE));
+    free(X);
+}
+END_TEST
+
 START_TEST(test_names_and_validation)
 {
     gmm_init_method m;
@@ -104,12 +168,19 @@ START_TEST(test_names_and_validation)
     ck_assert_int_eq(o.knn_neighbors, GMM_KNN_DEFAULT_NEIGHBORS);
     ck_assert_int_eq(o.knn_sample_size, GMM_KNN_DEFAULT_SAMPLE);
     ck_assert_int_eq(gmm_options_validate(&o, 100, 2), GMM_OK);
-    o.knn_neighbors = 0;
+    o.knn_neighbors = 0; /* the default */
+    o.knn_sample_size = 0;
+    ck_assert_int_eq(gmm_options_validate(&o, 100, 2), GMM_OK);
+    ck_assert_int_eq(gmm_knn_neighbors(&o), GMM_KNN_DEFAULT_NEIGHBORS);
+    ck_assert_int_eq(gmm_knn_sample_size(&o), GMM_KNN_DEFAULT_SAMPLE);
+    o.knn_neighbors = -1;
     ck_assert_int_eq(gmm_options_validate(&o, 100, 2), GMM_ERR_ARG);
     o.knn_neighbors = 128;
     ck_assert_int_eq(gmm_options_validate(&o, 100, 2), GMM_ERR_ARG);
     o.knn_neighbors = 10;
     o.knn_sample_size = 1;
+    ck_assert_int_eq(gmm_options_validate(&o, 100, 2), GMM_ERR_ARG);
+    o.knn_sample_size = -5;
     ck_assert_int_eq(gmm_options_validate(&o, 100, 2), GMM_ERR_ARG);
 }
 END_TEST
@@ -137,6 +208,7 @@ static Suite *init_knn_suite(void)
     tcase_add_test(tc, test_recovers_separated_clusters);
     tcase_add_test(tc, test_from_a_sample);
     tcase_add_test(tc, test_fit_with_knn_init);
+    tcase_add_test(tc, test_fit_honours_knn_options);
     tcase_add_test(tc, test_names_and_validation);
     tcase_add_test(tc, test_bad_arguments);
     suite_add_tcase(s, tc);

@@ -1,5 +1,6 @@
-/* Check suite for models/model_io.c: bit-exact round trips for every covariance type, and a clear
- * status and message (never a crash) for each way a model file can be missing or damaged. */
+/* Check suite for models/model_io.c: bit-exact round trips for every covariance type, version-1
+ * files still read, and a clear status and message (never a crash) for each way a model file
+ * can be missing or damaged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,10 @@ enum {
     OFF_K = 16,
     OFF_D = 20,
     OFF_COV_TYPE = 32,
-    OFF_PATH_LEN = 96,
-    HEADER_BYTES = 100,
+    OFF_REG_COVAR = 80,
+    OFF_BLUR = 96,
+    OFF_PATH_LEN = 104,
+    HEADER_BYTES = 108,
 };
 
 static void make_model(gmm_model *m, gmm_cov_type type, int k, int rows, int cols, uint64_t seed)
@@ -40,6 +43,7 @@ static void make_model(gmm_model *m, gmm_cov_type type, int k, int rows, int col
     m->n_init = 3;
     m->init = GMM_INIT_KMEANS_PP;
     m->seed = 0xfedcba9876543210ull;
+    m->blur_sigma = 1.25;
     snprintf(m->data_path, sizeof m->data_path, "/data/mnist/train-images-idx3-ubyte.gz");
 }
 
@@ -60,6 +64,7 @@ static void assert_same_model(const gmm_model *a, const gmm_model *b)
     ck_assert_mem_eq(&a->lower_bound, &b->lower_bound, sizeof(double));
     ck_assert_mem_eq(&a->reg_covar, &b->reg_covar, sizeof(double));
     ck_assert_mem_eq(&a->tol, &b->tol, sizeof(double));
+    ck_assert_mem_eq(&a->blur_sigma, &b->blur_sigma, sizeof(double));
     ck_assert_str_eq(a->data_path, b->data_path);
     size_t k = (size_t)a->n_components, d = (size_t)a->dim;
     size_t n_cov = gmm_cov_size(a->covariance_type, a->n_components, a->dim);
@@ -117,6 +122,16 @@ static void expect_load_error(const char *path, gmm_status status, const char *w
     ck_assert_ptr_null(m.covariances);
     ck_assert_ptr_null(m.precisions_cholesky);
     gmm_model_free(&m);
+}
+
+/* Writes the edited bytes with their CRC fixed (so that the edit is what loading trips on) and
+ * expects that loading them fails with status and word. */
+static void expect_edit_error(const char *path, unsigned char *buf, size_t size, gmm_status status,
+                              const char *word)
+{
+    fix_crc(buf, size);
+    write_file(path, buf, size);
+    expect_load_error(path, status, word);
 }
 
 /* A saved model file in memory, for the corruption tests. */
@@ -225,7 +240,7 @@ START_TEST(test_flipped_byte)
     size_t size;
     unsigned char *buf = saved_model_bytes(path, &size);
     size_t offsets[] = {size / 2, HEADER_BYTES + 5 /* in the data path */, size - 2 /* CRC */,
-                        OFF_PATH_LEN - 10 /* reg_covar */};
+                        OFF_REG_COVAR + 2, OFF_BLUR + 6};
     for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
         buf[offsets[i]] ^= 0x10;
         write_file(path, buf, size);
@@ -236,20 +251,65 @@ START_TEST(test_flipped_byte)
 }
 END_TEST
 
+static void put_f64(unsigned char *p, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(bits >> (8 * i));
+}
+
 START_TEST(test_version)
 {
     const char *path = tu_tmp_path("version.bin");
     size_t size;
     unsigned char *buf = saved_model_bytes(path, &size);
-    put_u32(buf + OFF_VERSION, GMM_MODEL_VERSION + 1);
-    fix_crc(buf, size);
-    write_file(path, buf, size);
-    expect_load_error(path, GMM_ERR_VERSION, "version 2");
-    expect_load_error(path, GMM_ERR_VERSION, "supports version 1");
+    ck_assert_int_eq(buf[OFF_VERSION], GMM_MODEL_VERSION);
+    put_u32(buf + OFF_VERSION, 99);
+    expect_edit_error(path, buf, size, GMM_ERR_VERSION, "version 99");
+    expect_load_error(path, GMM_ERR_VERSION, "supports versions 1 to 2");
     /* Only the version matters: a newer file cut short is still "another version". */
     write_file(path, buf, 12);
-    expect_load_error(path, GMM_ERR_VERSION, "version");
+    expect_load_error(path, GMM_ERR_VERSION, "version 99");
+    put_u32(buf + OFF_VERSION, 0);
+    expect_edit_error(path, buf, size, GMM_ERR_VERSION, "version 0");
     free(buf);
+}
+END_TEST
+
+/* A version-1 file (the layout before the blur sigma: the same bytes without those 8) loads,
+ * with blur sigma 0 and every other field as saved. */
+START_TEST(test_version_1_still_loads)
+{
+    const char *path = tu_tmp_path("v2.bin");
+    gmm_model a, b;
+    make_model(&a, GMM_COV_FULL, 3, 4, 5, 42);
+    ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
+    size_t size;
+    unsigned char *v2 = read_file(path, &size);
+    unsigned char *v1 = malloc(size - 8);
+    memcpy(v1, v2, OFF_BLUR);
+    memcpy(v1 + OFF_BLUR, v2 + OFF_BLUR + 8, size - OFF_BLUR - 8);
+    put_u32(v1 + OFF_VERSION, 1);
+    fix_crc(v1, size - 8);
+    const char *v1_path = tu_tmp_path("v1.bin");
+    write_file(v1_path, v1, size - 8);
+    memset(&b, 0, sizeof b);
+    ck_assert_int_eq(gmm_model_load(v1_path, &b), GMM_OK);
+    ck_assert(b.blur_sigma == 0.0);
+    a.blur_sigma = 0;
+    assert_same_model(&a, &b);
+    /* saved again, it becomes a version-2 file */
+    ck_assert_int_eq(gmm_model_save(path, &b), GMM_OK);
+    free(v2);
+    v2 = read_file(path, &size);
+    ck_assert_int_eq(v2[OFF_VERSION], 2);
+    /* a version-1 file cut short is truncated, not misread as version 2 */
+    write_file(v1_path, v1, OFF_BLUR + 4);
+    expect_load_error(v1_path, GMM_ERR_FORMAT, "truncated");
+    gmm_model_free(&a);
+    gmm_model_free(&b);
+    free(v1);
+    free(v2);
 }
 END_TEST
 
@@ -318,16 +378,19 @@ START_TEST(test_bad_fields)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         memcpy(buf, orig, size);
         put_u32(buf + cases[i].offset, cases[i].value);
-        fix_crc(buf, size);
-        write_file(path, buf, size);
-        expect_load_error(path, GMM_ERR_FORMAT, cases[i].word);
+        expect_edit_error(path, buf, size, GMM_ERR_FORMAT, cases[i].word);
     }
     /* Image shape that disagrees with d (4 x 5 = 20): rows 3. */
     memcpy(buf, orig, size);
     put_u32(buf + 24, 3);
-    fix_crc(buf, size);
-    write_file(path, buf, size);
-    expect_load_error(path, GMM_ERR_FORMAT, "image shape");
+    expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "image shape");
+    /* A blur sigma that is negative or not a number. */
+    const double bad_blur[] = {-1.0, __builtin_nan(""), __builtin_inf()};
+    for (int i = 0; i < 3; i++) {
+        memcpy(buf, orig, size);
+        put_f64(buf + OFF_BLUR, bad_blur[i]);
+        expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "training metadata");
+    }
     free(buf);
     free(orig);
 }
@@ -344,6 +407,9 @@ START_TEST(test_save_errors)
     ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_IO), "no_such_dir"));
     m.image_rows = 3;
     ck_assert_int_eq(gmm_model_save(tu_tmp_path("shape.bin"), &m), GMM_ERR_ARG);
+    m.image_rows = 2;
+    m.blur_sigma = -0.5;
+    ck_assert_int_eq(gmm_model_save(tu_tmp_path("neg_blur.bin"), &m), GMM_ERR_ARG);
     gmm_model_free(&m);
 }
 END_TEST
@@ -359,6 +425,7 @@ static Suite *model_io_suite(void)
     tcase_add_test(tc, test_truncated);
     tcase_add_test(tc, test_flipped_byte);
     tcase_add_test(tc, test_version);
+    tcase_add_test(tc, test_version_1_still_loads);
     tcase_add_test(tc, test_wrong_magic);
     tcase_add_test(tc, test_trailing_garbage);
     tcase_add_test(tc, test_bad_fields);

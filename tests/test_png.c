@@ -1,5 +1,6 @@
-/* Check suite for data/png_write and data/font: exact round trips, the tile grid's documented
- * layout and pixels, captions, and I/O errors returned rather than crashing. */
+/* Check suite for data/png_write, data/colormap and data/font: exact round trips, the tile grid's
+ * documented layout and pixels (gray and through the colour map, with its colour bar), captions,
+ * captioned image stacks, and I/O errors returned rather than crashing. */
 #include <check.h>
 #include <math.h>
 #include <png.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/colormap.h"
 #include "data/font.h"
 #include "data/png_write.h"
 #include "tests/testutil.h"
@@ -319,12 +321,179 @@ START_TEST(test_font)
 }
 END_TEST
 
+/* The colour map is ordered by brightness, starts and ends where documented, and colormap_rgb
+ * picks entry round(255 v) with clamping. */
+START_TEST(test_colormap)
+{
+    uint8_t c[3], d[3];
+    double prev = -1;
+    for (int i = 0; i < COLORMAP_SIZE; i++) {
+        colormap_entry(i, c);
+        double lum = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+        ck_assert_msg(lum > prev, "entry %d is not brighter than entry %d", i, i - 1);
+        prev = lum;
+    }
+    colormap_entry(0, c);
+    ck_assert(!(c[0] == c[1] && c[1] == c[2])); /* a colour, not a gray */
+    colormap_rgb(0.0, d);
+    ck_assert_mem_eq(c, d, 3);
+    colormap_rgb(-3.0, d);
+    ck_assert_mem_eq(c, d, 3);
+    colormap_rgb(NAN, d);
+    ck_assert_mem_eq(c, d, 3);
+    colormap_entry(COLORMAP_SIZE - 1, c);
+    colormap_rgb(1.0, d);
+    ck_assert_mem_eq(c, d, 3);
+    colormap_rgb(7.0, d);
+    ck_assert_mem_eq(c, d, 3);
+    colormap_entry(128, c);
+    colormap_rgb(128 / 255.0, d);
+    ck_assert_mem_eq(c, d, 3);
+}
+END_TEST
+
+/* The colour grid: gray where the mask is 0 (the same values as the gray grid), the colour map
+ * where it is 1, and a colour bar from entry 0 to the last entry under the grid. */
+START_TEST(test_grid_color)
+{
+    const int n = 3, rows = 2, cols = 5, scale = 3;
+    double tiles[3 * 2 * 5];
+    tu_fill_uniform(tiles, sizeof tiles / sizeof tiles[0], -0.1, 1.1, 5);
+    tiles[7] = NAN;
+    const uint8_t mask[2 * 5] = {0, 0, 1, 1, 1, 0, 0, 1, 1, 1};
+    const char *caps[3] = {"k=0", "k=1", NULL};
+    png_color_style style = {.mask = mask, .bar_label = "entropy, nats", .bar_lo = 0,
+                             .bar_hi = 2.7725887};
+    char *p = strdup(tu_tmp_path("color.png"));
+    gmm_status st = png_write_tile_grid_color(p, tiles, n, rows, cols, scale, caps, &style);
+    ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+    png_tile_layout lay;
+    png_colorbar bar;
+    ck_assert_int_eq(png_tile_grid_layout(n, rows, cols, scale, caps, &lay), GMM_OK);
+    ck_assert_int_eq(png_colorbar_geometry(&lay, style.bar_label, &bar), GMM_OK);
+    int w, h;
+    uint8_t *img = tu_read_png_rgb(p, &w, &h);
+    ck_assert_int_eq(w, bar.image_width);
+    ck_assert_int_eq(h, bar.image_height);
+    ck_assert_int_gt(h, lay.height + bar.height);
+    for (int t = 0; t < n; t++) {
+        int x0, y0;
+        png_tile_origin(&lay, t, &x0, &y0);
+        for (int y = 0; y < rows * scale; y++)
+            for (int x = 0; x < cols * scale; x++) {
+                int j = (y / scale) * cols + x / scale;
+                double v = tiles[t * rows * cols + j];
+                uint8_t want[3];
+                if (mask[j]) {
+                    colormap_rgb(v, want);
+                } else {
+                    double c = isnan(v) ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
+                    want[0] = want[1] = want[2] = (uint8_t)lround(c * 255.0);
+                }
+                ck_assert_mem_eq(img + 3 * ((size_t)(y0 + y) * w + x0 + x), want, 3);
+            }
+    }
+    uint8_t first[3], last[3];
+    colormap_entry(0, first);
+    colormap_entry(COLORMAP_SIZE - 1, last);
+    for (int y = bar.y; y < bar.y + bar.height; y++) {
+        ck_assert_mem_eq(img + 3 * ((size_t)y * w + bar.x), first, 3);
+        ck_assert_mem_eq(img + 3 * ((size_t)y * w + bar.x + bar.width - 1), last, 3);
+    }
+    /* the values and the label under the bar are drawn: dark pixels below it */
+    int dark = 0;
+    for (size_t i = (size_t)(bar.y + bar.height + 1) * w; i < (size_t)w * h; i++)
+        dark += img[3 * i] < 64 && img[3 * i + 1] < 64 && img[3 * i + 2] < 64;
+    ck_assert_int_gt(dark, 50);
+    free(img);
+
+    /* no mask: every tile pixel in colour; no bar: the gray grid's size */
+    png_color_style plain = {0};
+    ck_assert_int_eq(png_write_tile_grid_color(p, tiles, n, rows, cols, scale, caps, &plain), GMM_OK);
+    img = tu_read_png_rgb(p, &w, &h);
+    ck_assert_int_eq(w, lay.width);
+    ck_assert_int_eq(h, lay.height);
+    int x0, y0;
+    png_tile_origin(&lay, 0, &x0, &y0);
+    uint8_t want[3];
+    colormap_rgb(tiles[0], want);
+    ck_assert_mem_eq(img + 3 * ((size_t)y0 * w + x0), want, 3);
+    free(img);
+    ck_assert_int_eq(png_write_tile_grid_color(p, tiles, n, rows, cols, scale, caps, NULL),
+                     GMM_ERR_ARG);
+    free(p);
+}
+END_TEST
+
+/* Counts black pixels in rows [y0, y1) of a gray image, failing when any pixel there is neither
+ * black nor white (text only, no image). */
+static int text_pixels(const uint8_t *img, int w, int y0, int y1)
+{
+    int dark = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t v = img[(size_t)y * w + x];
+            ck_assert_msg(v == 0 || v == 255, "pixel (%d,%d) = %d in a text band", x, y, v);
+            dark += v == 0;
+        }
+    return dark;
+}
+
+/* The image stack: each image exact under its caption band, captions only where given, the
+ * column labels once at the top, the width grown to the widest caption. */
+START_TEST(test_image_stack)
+{
+    const int n = 3, rows = 4, cols = 9, scale = 2;
+    double images[3 * 4 * 9];
+    tu_fill_uniform(images, sizeof images / sizeof images[0], 0.05, 0.95, 17);
+    const char *caps[3] = {"component 0 (weight 0.500)", NULL, "component 2 (weight 0.250)"};
+    const png_column_label labels[2] = {{0, 4, "most"}, {5, 9, "least"}};
+    char *p = strdup(tu_tmp_path("stack.png"));
+    gmm_status st = png_write_image_stack(p, images, n, rows, cols, scale, caps, labels, 2);
+    ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+    png_stack_layout lay;
+    ck_assert_int_eq(png_image_stack_layout(n, rows, cols, scale, caps, labels, 2, &lay), GMM_OK);
+    ck_assert_int_eq(lay.width, 2 * PNG_TILE_MARGIN + font_text_width(caps[0], 1));
+    uint8_t *img = NULL;
+    int w, h;
+    ck_assert_int_eq(png_read_gray(p, &img, &w, &h), GMM_OK);
+    ck_assert_int_eq(w, lay.width);
+    ck_assert_int_eq(h, lay.height);
+    ck_assert_int_gt(text_pixels(img, w, lay.labels_y, lay.labels_y + lay.labels_height), 20);
+    for (int i = 0; i < n; i++) {
+        int yc = lay.first_y + i * lay.row_pitch, y0 = yc + lay.caption_height;
+        int dark = text_pixels(img, w, yc, y0);
+        if (caps[i]) ck_assert_int_gt(dark, 50);
+        else ck_assert_int_eq(dark, 0);
+        for (int y = 0; y < rows * scale; y++)
+            for (int x = 0; x < cols * scale; x++) {
+                double v = images[(i * rows + y / scale) * cols + x / scale];
+                ck_assert_int_eq(img[(size_t)(y0 + y) * w + lay.image_x + x], (int)lround(v * 255));
+            }
+    }
+    free(img);
+    /* without labels the first caption starts at the margin */
+    ck_assert_int_eq(png_image_stack_layout(n, rows, cols, scale, NULL, NULL, 0, &lay), GMM_OK);
+    ck_assert_int_eq(lay.labels_height, 0);
+    ck_assert_int_eq(lay.first_y, PNG_TILE_MARGIN);
+    ck_assert_int_eq(lay.width, 2 * PNG_TILE_MARGIN + cols * scale);
+    const png_column_label bad[1] = {{3, 10, "x"}};
+    ck_assert_int_eq(png_image_stack_layout(n, rows, cols, scale, NULL, bad, 1, &lay), GMM_ERR_ARG);
+    ck_assert_int_eq(png_write_image_stack(p, images, 0, rows, cols, scale, NULL, NULL, 0),
+                     GMM_ERR_ARG);
+    free(p);
+}
+END_TEST
+
 static Suite *png_suite(void)
 {
     Suite *s = suite_create("png");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_gray_round_trip);
     tcase_add_test(tc, test_rgb_round_trip);
+    tcase_add_test(tc, test_colormap);
+    tcase_add_test(tc, test_grid_color);
+    tcase_add_test(tc, test_image_stack);
     tcase_add_test(tc, test_unwritable_path);
     tcase_add_test(tc, test_bad_arguments_and_files);
     tcase_add_test(tc, test_grid_layout);

@@ -1,12 +1,16 @@
 /* Implementation of the shared test helpers (see testutil.h). */
 #include "tests/testutil.h"
 
+#include "data/idx.h"
 #include "kernels/gpu_info.h"
 
 #include <math.h>
+#include <png.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -120,6 +124,71 @@ int tu_run(const char *command, char **output)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static int vsh(char **out, const char *fmt, va_list ap)
+{
+    char args[3000], cmd[3600];
+    vsnprintf(args, sizeof args, fmt, ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && B='%s' && %s", tu_tmp_path(""), tu_bin_dir(), args);
+    return tu_run(cmd, out);
+}
+
+int tu_sh(char **out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vsh(out, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+void tu_expect_error(const char *needle, const char *fmt, ...)
+{
+    char *out = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vsh(&out, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(rc > 0 && rc < 128, "expected a clean non-zero exit, got %d: %s", rc, out);
+    ck_assert_msg(strstr(out, "error: ") != NULL, "no error line in: %s", out);
+    ck_assert_msg(strstr(out, needle) != NULL, "'%s' not in: %s", needle, out);
+    ck_assert_msg(strstr(out, "Sanitizer") == NULL && strstr(out, "runtime error") == NULL,
+                  "sanitizer report: %s", out);
+    free(out);
+}
+
+const char *tu_fixture_dir(const char *name, int n_images, int side, uint64_t seed, int gzip)
+{
+    static _Thread_local char dir[512];
+    char p[600];
+    snprintf(dir, sizeof dir, "%s", tu_tmp_path(name));
+    snprintf(p, sizeof p, "%s/t10k-labels-idx1-ubyte", dir);
+    struct stat sb;
+    if (stat(p, &sb) == 0) return dir; /* written before: the labels go last */
+    mkdir(dir, 0755);
+    uint8_t *px = malloc((size_t)n_images * side * side), *lab = malloc((size_t)n_images);
+    ck_assert(px && lab);
+    uint64_t s = seed;
+    for (int split = 0; split < 2; split++) {
+        for (int i = 0; i < n_images; i++) {
+            lab[i] = (uint8_t)(i % 2);
+            for (int r = 0; r < side; r++)
+                for (int c = 0; c < side; c++) {
+                    int bright = (c < side / 2) == (lab[i] == 0);
+                    double v = (bright ? 180 : 40) + 60 * (tu_rand_uniform(&s) - 0.5);
+                    px[((size_t)i * side + r) * side + c] = (uint8_t)v;
+                }
+        }
+        const char *pre = split ? "t10k" : "train";
+        snprintf(p, sizeof p, "%s/%s-images-idx3-ubyte%s", dir, pre, gzip ? ".gz" : "");
+        ck_assert_int_eq(idx_write_images(p, px, n_images, side, side, gzip), GMM_OK);
+        snprintf(p, sizeof p, "%s/%s-labels-idx1-ubyte", dir, pre);
+        ck_assert_int_eq(idx_write_labels(p, lab, n_images, 0), GMM_OK);
+    }
+    free(px);
+    free(lab);
+    return dir;
+}
+
 int tu_run_suite(Suite *suite)
 {
     SRunner *runner = srunner_create(suite);
@@ -139,4 +208,19 @@ int tu_gpu_available(void)
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0) return cached = 0;
     return cached = (WIFEXITED(st) && WEXITSTATUS(st) == 0) ? 1 : 0;
+}
+
+uint8_t *tu_read_png_rgb(const char *path, int *width, int *height)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_file(&img, path), "%s: %s", path, img.message);
+    img.format = PNG_FORMAT_RGB;
+    uint8_t *rgb = malloc(PNG_IMAGE_SIZE(img));
+    ck_assert_ptr_nonnull(rgb);
+    ck_assert_msg(png_image_finish_read(&img, NULL, rgb, 0, NULL), "%s: %s", path, img.message);
+    *width = (int)img.width;
+    *height = (int)img.height;
+    return rgb;
 }

@@ -1,5 +1,6 @@
 /* Helpers shared by the Check suites: random data, relative errors, temporary files, the
- * environment's data directories, and the standard main() that runs one suite. */
+ * environment's data directories, the programs run from a shell and an IDX fixture for them, PNG
+ * colours read back, and the standard main() that runs one suite. */
 #ifndef GMM_TESTUTIL_H
 #define GMM_TESTUTIL_H
 
@@ -29,9 +30,27 @@ const char *tu_bin_dir(void);
  * the exit status (or -1 when it did not exit normally). */
 int tu_run(const char *command, char **output);
 
+/* Runs a shell command built from fmt in the temporary directory (tu_tmp_path("")), with B set
+ * to the programs' directory so that programs are called as $B/gmm-...; returns its exit code
+ * and keeps its output (stdout and stderr) in *out (malloc'd; out may be NULL). */
+int tu_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Runs the command as tu_sh and checks that it failed cleanly: a non-zero exit (not a signal),
+ * an "error: " line, needle in the output, and no sanitizer report. */
+void tu_expect_error(const char *needle, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A directory tu_tmp_path(name) with train-* and t10k-* splits of n_images side x side images,
+ * labelled 0, 1, 0, 1, ...: label 0 has a bright left half, label 1 a bright right half (180
+ * against 40, plus uniform noise of width 60 drawn from seed, both splits from one stream). The
+ * images file is gzip'ed when gzip is 1. Written once; later calls return the path. */
+const char *tu_fixture_dir(const char *name, int n_images, int side, uint64_t seed, int gzip);
+
 /* 1 when a GPU is usable, asked in a child process so that CUDA is never initialised in the
  * parent before Check forks (design rule 10). */
 int tu_gpu_available(void);
+
+/* Reads a PNG as 8-bit RGB (gray expanded) through libpng's simplified reader; fails the test
+ * when it cannot. Returns the malloc'd pixels, row-major, 3 bytes each. */
+uint8_t *tu_read_png_rgb(const char *path, int *width, int *height);
 
 /* Runs the suite (CK_NORMAL output) and returns the process exit code. */
 int tu_run_suite(Suite *suite);
