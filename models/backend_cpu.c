@@ -271,7 +271,7 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
         int64_t rows = c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
         double *lr = c->log_resp + (size_t)r0 * K;
         mahalanobis_chunk(c, r0, rows, lr);
-#pragma omp parallel for schedule(static) reduction(+ : total)
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < rows; i++) {
             double *row = lr + (size_t)i * K;
             double mx = -INFINITY;
@@ -284,8 +284,10 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
             double norm = mx + log(s);
             for (int k = 0; k < K; k++) row[k] -= norm;
             c->log_prob_norm[r0 + i] = norm;
-            total += norm;
         }
+        /* summed in row order, not by an OpenMP reduction (whose order varies between runs): the
+         * same seed gives the same lower bound to the bit, whatever the thread count */
+        for (int64_t i = 0; i < rows; i++) total += c->log_prob_norm[r0 + i];
     }
     free(log_weights);
     c->have_resp = 1;

@@ -40,12 +40,12 @@ gmm_status gmm_kmeans_plusplus(const double *X, int64_t n_samples, int dim, int 
         goto fail;
     }
     indices[0] = (int64_t)gmm_rng_below(rng, (uint64_t)n_samples);
+    /* Sums over the samples are taken in index order after the parallel loops, not by OpenMP
+     * reductions (whose order varies between runs): the same seed gives the same seeds. */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n_samples; i++) closest[i] = sq_dist(X + i * dim, X + indices[0] * dim, dim);
     double pot = 0;
-#pragma omp parallel for reduction(+ : pot)
-    for (int64_t i = 0; i < n_samples; i++) {
-        closest[i] = sq_dist(X + i * dim, X + indices[0] * dim, dim);
-        pot += closest[i];
-    }
+    for (int64_t i = 0; i < n_samples; i++) pot += closest[i];
     for (int c = 1; c < n_components; c++) {
         double run = 0;
         for (int64_t i = 0; i < n_samples; i++) cumsum[i] = (run += closest[i]);
@@ -65,12 +65,12 @@ gmm_status gmm_kmeans_plusplus(const double *X, int64_t n_samples, int dim, int 
         for (int t = 0; t < n_trials; t++) {
             double p = 0;
             double *dt = cand_dist + (size_t)t * n_samples;
-#pragma omp parallel for reduction(+ : p)
+#pragma omp parallel for schedule(static)
             for (int64_t i = 0; i < n_samples; i++) {
                 double dd = sq_dist(X + i * dim, X + cand[t] * dim, dim);
                 dt[i] = dd < closest[i] ? dd : closest[i];
-                p += dt[i];
             }
+            for (int64_t i = 0; i < n_samples; i++) p += dt[i];
             if (p < best_pot) {
                 best_pot = p;
                 best = t;
@@ -160,7 +160,7 @@ gmm_status gmm_kmeans_lloyd(const double *X, int64_t n_samples, int dim, int n_c
     for (int64_t i = 0; i < n_samples; i++)
         for (int j = 0; j < dim; j++) col_mean[j] += X[i * dim + j];
     for (int j = 0; j < dim; j++) col_mean[j] /= (double)n_samples;
-#pragma omp parallel for reduction(+ : var_sum)
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n_samples; i++) {
         double s = 0, n2 = 0;
         for (int j = 0; j < dim; j++) {
@@ -168,9 +168,10 @@ gmm_status gmm_kmeans_lloyd(const double *X, int64_t n_samples, int dim, int n_c
             s += (v - col_mean[j]) * (v - col_mean[j]);
             n2 += v * v;
         }
-        var_sum += s;
+        min_dist[i] = s; /* summed below in index order (deterministic), then overwritten */
         x_norm[i] = n2;
     }
+    for (int64_t i = 0; i < n_samples; i++) var_sum += min_dist[i];
     double tol = 1e-4 * var_sum / ((double)n_samples * dim);
     for (int64_t i = 0; i < n_samples; i++) labels[i] = -1;
 
