@@ -27,33 +27,23 @@ fail:
     return status;
 }
 
-int dense_sm_count(void)
+/* attr of the current device, cached per device and attribute slot; fallback when unknown */
+static int cached_attribute(int slot, cudaDeviceAttr attr, int fallback)
 {
-    static int cached[64];
+    static int cached[2][64];
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 80;
-    if (!cached[dev]) {
-        int n = 0;
-        if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0)
-            n = 80;
-        cached[dev] = n;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return fallback;
+    if (!cached[slot][dev]) {
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, attr, dev) != cudaSuccess || v <= 0) v = fallback;
+        cached[slot][dev] = v;
     }
-    return cached[dev];
+    return cached[slot][dev];
 }
 
-int dense_cc_major(void)
-{
-    static int cached[64];
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
-    if (!cached[dev]) {
-        int major = 0;
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
-            major = -1;
-        cached[dev] = major;
-    }
-    return cached[dev];
-}
+int dense_sm_count(void) { return cached_attribute(0, cudaDevAttrMultiProcessorCount, 80); }
+
+int dense_cc_major(void) { return cached_attribute(1, cudaDevAttrComputeCapabilityMajor, -1); }
 
 size_t dense_pick_slabs(size_t tiles, size_t resident, size_t max_slabs)
 {

@@ -16,6 +16,16 @@ int dense_sm_count(void);
 /* Compute-capability major version of the current device (cached; 0 or less when unknown). */
 int dense_cc_major(void);
 
+/* Lower-triangle tile pair p -> (ti, tj), ti >= tj, p = ti (ti + 1) / 2 + tj. */
+__device__ inline void dense_tile_pair(int p, int *ti, int *tj)
+{
+    int i = (int)((sqrt(8.0 * p + 1.0) - 1.0) * 0.5);
+    while ((i + 1) * (i + 2) / 2 <= p) i++;
+    while (i * (i + 1) / 2 > p) i--;
+    *ti = i;
+    *tj = p - i * (i + 1) / 2;
+}
+
 /* Number of split-K slabs for a grid of `tiles` independent output tiles when `resident` blocks
  * fit on the device at once: the count (at most max_slabs) whose last wave is fullest, the
  * smaller on ties, so that no nearly empty tail wave doubles the time. */

@@ -41,12 +41,9 @@ __global__ void __launch_bounds__(THREADS, 4) syrk_tc_kernel(const double *__res
 #define AS(b) (smem + (b) * KC * LDS)
 #define BS(b) (smem + (2 + (b)) * KC * LDS)
 
-    /* Tile pair p -> (ti, tj), ti >= tj, p = ti (ti + 1) / 2 + tj. */
     const int p = blockIdx.x;
-    int ti = (int)((sqrt(8.0 * p + 1.0) - 1.0) * 0.5);
-    while ((ti + 1) * (ti + 2) / 2 <= p) ti++;
-    while (ti * (ti + 1) / 2 > p) ti--;
-    const int tj = p - ti * (ti + 1) / 2;
+    int ti, tj;
+    dense_tile_pair(p, &ti, &tj);
     const int i0 = ti * TILE, j0 = tj * TILE;
 
     const size_t r_begin = blockIdx.y * rows_per_slab;
@@ -213,10 +210,8 @@ syrk_dmma_kernel(const double *__restrict__ X, size_t n, int d, const double *__
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(16) double dsm[];
     const int p = blockIdx.x;
-    int ti = (int)((sqrt(8.0 * p + 1.0) - 1.0) * 0.5);
-    while ((ti + 1) * (ti + 2) / 2 <= p) ti++;
-    while (ti * (ti + 1) / 2 > p) ti--;
-    const int tj = p - ti * (ti + 1) / 2;
+    int ti, tj;
+    dense_tile_pair(p, &ti, &tj);
     const int i0 = ti * ET, j0 = tj * ET;
     const size_t r_begin = blockIdx.y * rows_per_slab;
     if (r_begin >= n) return;

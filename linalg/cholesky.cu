@@ -106,10 +106,8 @@ __global__ void __launch_bounds__(tile64::THREADS) chol_update_kernel(double *A,
     if (info[b]) return;
     double *M = A + (size_t)b * dim * dim;
     const int p = blockIdx.x;
-    int ti = (int)((sqrt(8.0 * p + 1.0) - 1.0) * 0.5);
-    while ((ti + 1) * (ti + 2) / 2 <= p) ti++;
-    while (ti * (ti + 1) / 2 > p) ti--;
-    const int tj = p - ti * (ti + 1) / 2;
+    int ti, tj;
+    dense_tile_pair(p, &ti, &tj);
     const int r0 = from + ti * tile64::T, c0 = from + tj * tile64::T;
     double acc[4][4];
     tile64::zero(acc);
