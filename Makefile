@@ -10,7 +10,8 @@
 #   BUILD=dir BIN=dir where objects and programs go (default build/ and bin/)
 #
 # Every .c file under data/ models/ linalg/ kernels/ goes into one static library; .cu files there
-# join it when CUDA is on (and *_nocuda.c files drop out). Each tests/test_*.c is one Check suite, each app/gmm_*.c one program.
+# join it when CUDA is on (and *_nocuda.c files drop out). Each tests/test_*.c is one Check suite, each app/gmm_*.c one program;
+# bench/ holds gmm-bench and its measuring code (linked into the GPU test suites too).
 
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
@@ -112,17 +113,25 @@ LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(LIB_DIR
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 LIB := $(BUILD)/libgmm.a
 
-APP_SUPPORT_C := $(filter-out app/gmm_%.c app/bench_%.c,$(wildcard app/*.c))
+APP_SUPPORT_C := $(filter-out app/gmm_%.c,$(wildcard app/*.c))
 APP_SUPPORT_OBJ := $(APP_SUPPORT_C:%.c=$(BUILD)/%.o)
 APP_MAIN_C := $(wildcard app/gmm_*.c)
-PROGRAMS := $(patsubst app/gmm_%.c,$(BIN)/gmm-%,$(APP_MAIN_C))
+PROGRAMS := $(patsubst app/gmm_%.c,$(BIN)/gmm-%,$(APP_MAIN_C)) $(BIN)/gmm-bench
+
+# bench/: gmm-bench and the measuring code it shares with the GPU test suites (device buffers,
+# CUDA-event timing, the ceilings), kept out of the library.
+ALL_BENCH_C := $(filter-out bench/gmm_bench.c,$(sort $(wildcard bench/*.c)))
+BENCH_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_BENCH_C)),$(ALL_BENCH_C))
+BENCH_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard bench/*.cu)))
+BENCH_OBJ := $(BENCH_C:%.c=$(BUILD)/%.o) $(BENCH_CU:%.cu=$(BUILD)/%.cu.o)
+BENCH_LIB := $(BUILD)/libgmmbench.a
 
 TEST_SUPPORT_C := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_C:%.c=$(BUILD)/%.o)
 TEST_C := $(sort $(wildcard tests/test_*.c))
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_C))
 
-.PHONY: all test demo clean help bench check-mnist examples
+.PHONY: all test demo clean help bench check-mnist examples check-layers
 all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
@@ -141,8 +150,11 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-BENCH_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard app/bench_*.c))
-$(BIN)/gmm-bench: $(BUILD)/app/gmm_bench.o $(BENCH_SUPPORT_OBJ) $(APP_SUPPORT_OBJ) $(LIB)
+$(BENCH_LIB): $(BENCH_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/gmm-bench: $(BUILD)/bench/gmm_bench.o $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -154,7 +166,7 @@ $(BIN)/gmm-download-mnist: data/download_mnist.sh
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod +x $@
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(LIB)
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(LDLIBS) -o $@
 
@@ -162,7 +174,12 @@ test: $(TESTS) $(PROGRAMS) $(BIN)/gmm-download-mnist
 ifneq ($(HAVE_CHECK),1)
 	$(error Check was not found: install it (apt-get install check) to run the tests)
 endif
+	tests/check_layers.sh
 	@GMM_BIN=$(abspath $(BIN)) tests/run_suites.sh $(TESTS)
+
+# The layer order (app, bench -> models -> linalg -> kernels): fails on an include that runs upward.
+check-layers:
+	tests/check_layers.sh
 
 # The acceptance run on the real digits (needs MNIST_DIR); takes minutes on a CPU.
 check-mnist: $(PROGRAMS)

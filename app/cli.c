@@ -6,7 +6,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "kernels/gpu_info.h"
 
 const char *cli_program = "gmm";
 
@@ -91,4 +94,28 @@ double cli_now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void cli_apply_environment(gmm_tuning *tuning)
+{
+    const char *v;
+    if ((v = env_value("GMM_SYNC_DEBUG")) && strcmp(v, "0") != 0) gmm_cuda_set_sync_debug(1);
+    if (!tuning) return;
+    /* the CUDA and CPU chunk variables both set the one chunk size; the CPU's wins for the CPU */
+    if ((v = env_value("GMM_CUDA_CHUNK_ROWS")) && atoll(v) > 0) tuning->chunk_rows = atoll(v);
+    if ((v = env_value("GMM_CPU_CHUNK_ROWS")) && atoll(v) > 0) tuning->chunk_rows = atoll(v);
+    if ((v = env_value("GMM_CUDA_NO_COMPACT")) && strcmp(v, "0") != 0) tuning->no_compaction = 1;
+    if ((v = env_value("GMM_CUDA_ESTEP")) && strcmp(v, "kgemm") == 0) tuning->estep_per_component = 1;
+    if ((v = env_value("GMM_CUDA_POTRF")) && strcmp(v, "loop") == 0) tuning->cholesky_one_by_one = 1;
+    if ((v = env_value("GMM_CUDA_COV"))) {
+        if (strcmp(v, "gemm") == 0) tuning->cov_product = GMM_COV_PRODUCT_GEMM;
+        else if (strcmp(v, "syrk") == 0) tuning->cov_product = GMM_COV_PRODUCT_SYRK;
+        else if (strcmp(v, "lower") == 0) tuning->cov_product = GMM_COV_PRODUCT_LOWER;
+    }
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "kernels/gmm_status.h"
+#include "models/gmm.h"
 
 extern const char *cli_program; /* set by main: "gmm-train", ... */
 
@@ -29,5 +30,12 @@ void cli_progress(void *user, int init_index, int iteration, double lower_bound,
 void cli_notice(void *user, const char *message);
 
 double cli_now_seconds(void);
+
+/* The environment variables the programs honour, mapped onto the library's options (library
+ * code never reads the environment): GMM_SYNC_DEBUG=1 (synchronise after every kernel launch),
+ * and the tuning variables GMM_CUDA_CHUNK_ROWS / GMM_CPU_CHUNK_ROWS (rows per chunk),
+ * GMM_CUDA_NO_COMPACT=1, GMM_CUDA_ESTEP=kgemm, GMM_CUDA_POTRF=loop, GMM_CUDA_COV=gemm|syrk|lower.
+ * tuning may be NULL (only the sync switch is applied). */
+void cli_apply_environment(gmm_tuning *tuning);
 
 #endif

@@ -19,7 +19,7 @@
 #define N_OUTLIERS 36
 
 gmm_status diag_scores_compute(const gmm_model *model, const double *X, int64_t n_samples,
-                               gmm_device device, diag_scores *s)
+                               gmm_device device, gmm_gpu *gpu, diag_scores *s)
 {
     memset(s, 0, sizeof *s);
     int K = model->n_components;
@@ -33,7 +33,8 @@ gmm_status diag_scores_compute(const gmm_model *model, const double *X, int64_t 
         st = gmm_error(GMM_ERR_NOMEM, "out of memory for per-sample scores");
         goto fail;
     }
-    st = gmm_score_samples(model, X, n_samples, device, s->log_likelihood, s->proba, s->labels);
+    st = gmm_score_samples_on(model, X, n_samples, device, gpu, s->log_likelihood, s->proba,
+                              s->labels);
     if (st != GMM_OK) goto fail;
     st = gmm_mahalanobis_assigned(model, s->log_likelihood, s->proba, s->labels, n_samples,
                                   s->distance_sq);
@@ -42,6 +43,25 @@ gmm_status diag_scores_compute(const gmm_model *model, const double *X, int64_t 
 fail:
     diag_scores_free(s);
     return st;
+}
+
+gmm_status diag_scores_adopt(const gmm_model *model, gmm_fit_scores *fit, diag_scores *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n_samples = fit->n_samples;
+    s->log_likelihood = fit->log_likelihood;
+    s->proba = fit->proba;
+    s->labels = fit->labels;
+    memset(fit, 0, sizeof *fit);
+    gmm_status st = GMM_ERR_NOMEM;
+    if (!(s->distance_sq = malloc(sizeof(double) * s->n_samples)) ||
+        (st = gmm_mahalanobis_assigned(model, s->log_likelihood, s->proba, s->labels,
+                                       s->n_samples, s->distance_sq)) != GMM_OK) {
+        if (st == GMM_ERR_NOMEM) st = gmm_error(GMM_ERR_NOMEM, "out of memory for distances");
+        diag_scores_free(s);
+        return st;
+    }
+    return GMM_OK;
 }
 
 void diag_scores_free(diag_scores *s)
@@ -180,7 +200,7 @@ fail:
 }
 
 static gmm_status write_separation(const char *dir, const gmm_model *model, const double *X,
-                                   int64_t n, const diag_scores *s)
+                                   int64_t n, const diag_scores *s, gmm_gpu *gpu)
 {
     int K = model->n_components, d = model->dim;
     gmm_status st = GMM_OK;
@@ -198,7 +218,7 @@ static gmm_status write_separation(const char *dir, const gmm_model *model, cons
     }
     for (size_t i = 0; i < (size_t)n * d; i++) Xf[i] = (float)X[i];
     st = gmm_separation_summary(Xf, n, d, s->labels, model->weights, K, SEP_QUERIES, SEP_BINS,
-                                sep, hist);
+                                gpu, sep, hist);
     if (st != GMM_OK) goto fail;
     snprintf(path, sizeof path, "%s/separation.txt", dir);
     if (!(f = fopen(path, "w"))) {
@@ -331,13 +351,13 @@ fail:
 
 int diagnostics_report_write(const char *dir, const gmm_model *model, const double *X,
                              int64_t n_samples, const diag_scores *scores,
-                             const diag_trace *trace)
+                             const diag_trace *trace, gmm_gpu *gpu)
 {
     int rc = diagnostics_make_dir(dir);
     if (rc) return rc;
     gmm_status st;
     if ((st = write_mahalanobis(dir, model, scores)) != GMM_OK) return cli_fail(st);
-    if ((st = write_separation(dir, model, X, n_samples, scores)) != GMM_OK) return cli_fail(st);
+    if ((st = write_separation(dir, model, X, n_samples, scores, gpu)) != GMM_OK) return cli_fail(st);
     if ((st = write_loglik(dir, model, X, scores)) != GMM_OK) return cli_fail(st);
     if (trace && (st = write_trace(dir, trace)) != GMM_OK) return cli_fail(st);
     printf("diagnostics written to %s/\n", dir);

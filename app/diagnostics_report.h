@@ -20,7 +20,9 @@ typedef struct {
 } diag_scores;
 
 gmm_status diag_scores_compute(const gmm_model *model, const double *X, int64_t n_samples,
-                               gmm_device device, diag_scores *scores);
+                               gmm_device device, gmm_gpu *gpu, diag_scores *scores);
+/* The same from the scores a fit handed on, whose arrays it takes over (fit is left zeroed). */
+gmm_status diag_scores_adopt(const gmm_model *model, gmm_fit_scores *fit, diag_scores *scores);
 void diag_scores_free(diag_scores *scores);
 
 /* The lower bound of every EM iteration of every initialisation, gathered by diag_progress. */
@@ -41,7 +43,7 @@ void diag_trace_free(diag_trace *trace);
  * NULL; prints the per-component summary table. Returns an exit code (0 = ok). */
 int diagnostics_report_write(const char *dir, const gmm_model *model, const double *X,
                              int64_t n_samples, const diag_scores *scores,
-                             const diag_trace *trace);
+                             const diag_trace *trace, gmm_gpu *gpu);
 
 /* Creates dir when it does not exist (one level). Returns an exit code (0 = ok). */
 int diagnostics_make_dir(const char *dir);

@@ -76,11 +76,13 @@ enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE, OPT_DIAGNOSTICS, OPT_IMA
 int main(int argc, char **argv)
 {
     cli_program = "gmm-predict";
+    cli_apply_environment(NULL);
     const char *out_csv = NULL;
     int proba = 0;
     long long limit = 0;
     const char *diag_dir = NULL, *images_dir = NULL;
     double blur = 0;
+    gmm_gpu *gpu = NULL;
     gmm_device device = GMM_DEVICE_AUTO;
     static const struct option longopts[] = {
         {"out", required_argument, 0, OPT_OUT}, {"proba", no_argument, 0, OPT_PROBA},
@@ -157,17 +159,26 @@ int main(int argc, char **argv)
     }
     loglik = malloc(sizeof(double) * ds.n_samples);
     assign = malloc(sizeof(int) * ds.n_samples);
-    if (proba) resp = malloc(sizeof(double) * (size_t)ds.n_samples * K);
-    if (!loglik || !assign || (proba && !resp)) {
+    int need_resp = proba || diag_dir || images_dir;
+    if (need_resp) resp = malloc(sizeof(double) * (size_t)ds.n_samples * K);
+    if (!loglik || !assign || (need_resp && !resp)) {
         rc = cli_error("out of memory");
         goto done;
     }
     if (blur > 0)
         printf("blurred every image with a 5x5 Gaussian, sigma %g (%s)\n", blur,
                model.blur_sigma > 0 ? "recorded in the model" : "--blur");
+    /* one GPU resources object for the run (NULL on the CPU): scoring, blur, pictures */
+    const char *device_notice = NULL;
+    if ((st = gmm_device_open(device, &gpu, &device_notice)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    if (device_notice) cli_notice(NULL, device_notice);
     if ((st = dataset_to_double(&ds, &X)) != GMM_OK ||
-        (blur > 0 && (st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur)) != GMM_OK) ||
-        (st = gmm_score_samples(&model, X, ds.n_samples, device, loglik, resp, assign)) != GMM_OK) {
+        (blur > 0 && (st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur, gpu)) != GMM_OK) ||
+        (st = gmm_score_samples_on(&model, X, ds.n_samples, device, gpu, loglik, resp, assign)) !=
+            GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
@@ -205,17 +216,24 @@ int main(int argc, char **argv)
         printf("assignments written to %s\n", out_csv);
     }
     if (diag_dir || images_dir) {
-        if ((st = diag_scores_compute(&model, X, ds.n_samples, device, &scores)) != GMM_OK) {
+        /* the diagnostics take over the scores computed above: nothing is scored twice */
+        gmm_fit_scores computed = {.n_samples = ds.n_samples, .n_components = K,
+                                   .mean_log_likelihood = mean, .log_likelihood = loglik,
+                                   .proba = resp, .labels = assign};
+        loglik = resp = NULL;
+        assign = NULL;
+        if ((st = diag_scores_adopt(&model, &computed, &scores)) != GMM_OK) {
             rc = cli_fail(st);
             goto done;
         }
     }
-    if (diag_dir && (rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, NULL)))
+    if (diag_dir &&
+        (rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, NULL, gpu)))
         goto done;
     if (images_dir) {
         if ((rc = diagnostics_make_dir(images_dir))) goto done;
         st = images_write(images_dir, &model, X, ds.n_samples, scores.labels, scores.distance_sq,
-                          model.seed);
+                          model.seed, gpu);
         if (st != GMM_OK) {
             rc = cli_fail(st);
             goto done;
@@ -231,5 +249,6 @@ done:
     free(loglik);
     free(resp);
     free(assign);
+    gmm_gpu_destroy(gpu);
     return rc;
 }

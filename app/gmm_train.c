@@ -64,6 +64,7 @@ int main(int argc, char **argv)
     cli_program = "gmm-train";
     gmm_options opt;
     gmm_options_default(&opt);
+    cli_apply_environment(&opt.tuning);
     opt.n_components = 10;
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
@@ -173,10 +174,20 @@ int main(int argc, char **argv)
     double *X = NULL;
     gmm_model model = {0};
     diag_scores scores = {0};
+    gmm_fit_scores fit_scores = {0};
+    gmm_gpu *gpu = NULL;
     cli_progress_state progress = {0};
     diag_trace trace = {.cli = &progress};
     double t_start = cli_now_seconds();
-    if ((st = dataset_load(data_path, DATASET_TRAIN, &ds)) != GMM_OK) return cli_fail(st);
+    /* one GPU resources object for the whole run (NULL on the CPU): fit, kNN, blur, pictures */
+    const char *device_notice = NULL;
+    if ((st = gmm_device_open(opt.device, &gpu, &device_notice)) != GMM_OK) return cli_fail(st);
+    if (device_notice) cli_notice(NULL, device_notice);
+    opt.gpu = gpu;
+    if ((st = dataset_load(data_path, DATASET_TRAIN, &ds)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
     if (limit > 0 && limit < ds.n_samples) {
         dataset_truncate(&ds, (int)limit);
         fprintf(stderr, "gmm-train: using the first %d images (--limit)\n", ds.n_samples);
@@ -191,7 +202,7 @@ int main(int argc, char **argv)
         goto done;
     }
     if (blur > 0) {
-        if ((st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur)) != GMM_OK) {
+        if ((st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur, gpu)) != GMM_OK) {
             rc = cli_fail(st);
             goto done;
         }
@@ -217,7 +228,7 @@ int main(int argc, char **argv)
                gmm_knn_neighbors(&opt), (long long)(ds.n_samples < graph ? ds.n_samples : graph));
         fflush(stdout);
     }
-    st = gmm_fit(X, ds.n_samples, dim, &opt, &model);
+    st = gmm_fit_scored(X, ds.n_samples, dim, &opt, &model, &fit_scores);
     if (st != GMM_OK) {
         rc = cli_fail(st);
         goto done;
@@ -234,7 +245,29 @@ int main(int argc, char **argv)
     printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
            model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
            t_fit - t_start, model.lower_bound);
-    rc = report_training(&model, X, ds.n_samples, ds.labels, opt.device);
+    if (opt.precision != GMM_PRECISION_FP64) {
+        /* the summary and the pictures judge the model in float64, not in the fit's precision */
+        gmm_fit_scores_free(&fit_scores);
+        if ((st = diag_scores_compute(&model, X, ds.n_samples, opt.device, gpu, &scores)) !=
+            GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        fit_scores.n_samples = ds.n_samples;
+        fit_scores.n_components = model.n_components;
+        fit_scores.log_likelihood = scores.log_likelihood;
+        fit_scores.labels = scores.labels;
+        double mean = 0;
+        for (int64_t i = 0; i < ds.n_samples; i++) mean += scores.log_likelihood[i];
+        fit_scores.mean_log_likelihood = mean / (double)ds.n_samples;
+        rc = report_training(&model, &fit_scores, ds.labels);
+        memset(&fit_scores, 0, sizeof fit_scores); /* its arrays belong to scores */
+    } else {
+        rc = report_training(&model, &fit_scores, ds.labels);
+        if (!rc && (images_dir || diag_dir) &&
+            (st = diag_scores_adopt(&model, &fit_scores, &scores)) != GMM_OK)
+            rc = cli_fail(st);
+    }
     if (rc) goto done;
     printf("model written to %s\n", output);
     if (png && *png) {
@@ -244,20 +277,14 @@ int main(int argc, char **argv)
         }
         printf("cluster means written to %s\n", png);
     }
-    if (images_dir || diag_dir) {
-        if ((st = diag_scores_compute(&model, X, ds.n_samples, opt.device, &scores)) != GMM_OK) {
-            rc = cli_fail(st);
-            goto done;
-        }
-    }
     if (diag_dir) {
-        rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, &trace);
+        rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, &trace, gpu);
         if (rc) goto done;
     }
     if (images_dir) {
         if ((rc = diagnostics_make_dir(images_dir))) goto done;
         st = images_write(images_dir, &model, X, ds.n_samples, scores.labels, scores.distance_sq,
-                          opt.seed);
+                          opt.seed, gpu);
         if (st != GMM_OK) {
             rc = cli_fail(st);
             goto done;
@@ -267,8 +294,10 @@ int main(int argc, char **argv)
 done:
     diag_trace_free(&trace);
     diag_scores_free(&scores);
+    gmm_fit_scores_free(&fit_scores);
     gmm_model_free(&model);
     free(X);
     dataset_free(&ds);
+    gmm_gpu_destroy(gpu);
     return rc;
 }

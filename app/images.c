@@ -11,7 +11,6 @@
 #include "data/png_write.h"
 #include "kernels/conv2d.h"
 #include "kernels/entropy.h"
-#include "kernels/gpu_info.h"
 #include "models/diagnostics.h"
 
 #define BLUR_SIZE 5
@@ -21,7 +20,8 @@
 #define GAP 1.0 /* white between images of a strip */
 #define STRIP_SCALE 2 /* pixels per image pixel in samples.png and typical.png */
 
-gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma)
+gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma,
+                       gmm_gpu *gpu)
 {
     if (!(sigma > 0) || !isfinite(sigma)) return gmm_error(GMM_ERR_ARG, "blur sigma must be > 0");
     float filter[BLUR_SIZE * BLUR_SIZE];
@@ -48,7 +48,7 @@ gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double 
             for (int c = 0; c < cols; c++)
                 in[((size_t)i * prow + r + BLUR_PAD) * pcol + c + BLUR_PAD] =
                     (float)X[((size_t)i * rows + r) * cols + c];
-    if (gmm_gpu_count() > 0)
+    if (gpu)
         st = conv2d_f32_cuda_host(in, tall, pcol, filter, BLUR_SIZE, out);
     else
         st = conv2d_f32_cpu(in, tall, pcol, filter, BLUR_SIZE, out);
@@ -102,7 +102,7 @@ static gmm_status write_rows(const char *path, const gmm_model *model, const dou
     return st;
 }
 
-static gmm_status write_means_entropy(const char *path, const gmm_model *m)
+static gmm_status write_means_entropy(const char *path, const gmm_model *m, gmm_gpu *gpu)
 {
     int K = m->n_components, rows = m->image_rows, cols = m->image_cols, d = m->dim;
     int width = 2 * cols + 1;
@@ -117,7 +117,7 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m)
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    int use_gpu = gmm_gpu_count() > 0;
+    int use_gpu = gpu != NULL;
     for (int k = 0; k < K; k++) {
         const double *mean = m->means + (size_t)k * d;
         for (int j = 0; j < d; j++) {
@@ -235,14 +235,14 @@ static void join(char *buf, size_t size, const char *dir, const char *name)
 
 gmm_status images_write(const char *dir, const gmm_model *model, const double *X,
                         int64_t n_samples, const int *labels, const double *distance_sq,
-                        uint64_t seed)
+                        uint64_t seed, gmm_gpu *gpu)
 {
     if (model->image_rows * model->image_cols != model->dim || model->dim <= 0)
         return gmm_error(GMM_ERR_ARG, "cannot draw images: the model has no image shape");
     char path[4096];
     gmm_status st;
     join(path, sizeof path, dir, "means_entropy.png");
-    if ((st = write_means_entropy(path, model)) != GMM_OK) return st;
+    if ((st = write_means_entropy(path, model, gpu)) != GMM_OK) return st;
     join(path, sizeof path, dir, "samples.png");
     if ((st = write_samples(path, model, seed)) != GMM_OK) return st;
     if (X && labels && distance_sq) {

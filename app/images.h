@@ -10,9 +10,10 @@
 
 /* Gaussian smoothing of every image of X (n_samples x rows*cols, in place) with a 5 x 5 filter
  * exp(-(a^2 + b^2) / (2 sigma^2)), normalised to sum 1, through the 2-D convolution kernel
- * (GPU when usable). Images are zero-padded by 2 pixels first, so they keep their shape.
- * sigma must be > 0. */
-gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma);
+ * (on the GPU when gpu, the run's resources object, is not NULL). Images are zero-padded by 2
+ * pixels first, so they keep their shape. sigma must be > 0. */
+gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma,
+                       gmm_gpu *gpu);
 
 /* Writes into dir (which must exist):
  *   means_entropy.png  each mean (gray) beside its local-entropy map (16 levels, 5 x 5
@@ -25,9 +26,10 @@ gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double 
  * Each row of samples.png and typical.png is captioned "component k (weight w)" (typical.png
  * adds the number of images assigned to it).
  * X are the images (n_samples x dim, [0, 1]), labels their components, distance_sq their squared
- * Mahalanobis distance to it (X, labels and distance_sq may be NULL: typical.png is then skipped). */
+ * Mahalanobis distance to it (X, labels and distance_sq may be NULL: typical.png is then skipped).
+ * The entropy maps run on the GPU when gpu is not NULL. */
 gmm_status images_write(const char *dir, const gmm_model *model, const double *X,
                         int64_t n_samples, const int *labels, const double *distance_sq,
-                        uint64_t seed);
+                        uint64_t seed, gmm_gpu *gpu);
 
 #endif

@@ -33,32 +33,14 @@ int report_clustering(const int *assignments, int n_components, const uint8_t *l
     return 0;
 }
 
-int report_training(const gmm_model *model, const double *X, int64_t n_samples,
-                    const uint8_t *labels, gmm_device device)
+int report_training(const gmm_model *model, const gmm_fit_scores *scores, const uint8_t *labels)
 {
-    int rc = 0;
-    double *loglik = malloc(sizeof(double) * n_samples);
-    int *assign = malloc(sizeof(int) * n_samples);
-    if (!loglik || !assign) {
-        rc = cli_error("out of memory");
-        goto done;
-    }
-    gmm_status st = gmm_score_samples(model, X, n_samples, device, loglik, NULL, assign);
-    if (st != GMM_OK) {
-        rc = cli_fail(st);
-        goto done;
-    }
-    double mean = 0;
-    for (int64_t i = 0; i < n_samples; i++) mean += loglik[i];
-    mean /= (double)n_samples;
+    double mean = scores->mean_log_likelihood;
+    int64_t n_samples = scores->n_samples;
     printf("training data: mean log-likelihood %.6f   BIC %.6g   AIC %.6g   (%lld parameters)\n",
            mean, gmm_bic(model, mean, n_samples), gmm_aic(model, mean, n_samples),
            (long long)gmm_n_parameters(model));
-    if (labels) rc = report_clustering(assign, model->n_components, labels, n_samples);
-done:
-    free(loglik);
-    free(assign);
-    return rc;
+    return labels ? report_clustering(scores->labels, model->n_components, labels, n_samples) : 0;
 }
 
 char **report_captions_alloc(int n)

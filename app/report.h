@@ -8,10 +8,10 @@
 
 #include "models/gmm.h"
 
-/* Scores X under the model (mean log-likelihood, BIC, AIC) and, when labels is not NULL, the
- * clustering metrics of the model's assignments; prints them. Returns an exit code (0 = ok). */
-int report_training(const gmm_model *model, const double *X, int64_t n_samples,
-                    const uint8_t *labels, gmm_device device);
+/* Prints the training scores that the fit handed on (mean log-likelihood, BIC, AIC) and, when
+ * labels is not NULL, the clustering metrics of the model's assignments. Returns an exit code
+ * (0 = ok). */
+int report_training(const gmm_model *model, const gmm_fit_scores *scores, const uint8_t *labels);
 
 /* Prints accuracy, NMI, ARI and the confusion matrix of assignments against labels. Returns an
  * exit code. */

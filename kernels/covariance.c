@@ -1,7 +1,7 @@
 /* CPU versions of the covariance of centred data (see covariance.h). */
 #include "kernels/covariance.h"
 
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 
 static double covariance_scale(size_t n_samples)
 {

@@ -19,20 +19,14 @@ extern "C" gmm_status covariance_cuda(const double *d_X, size_t n_samples, int d
 }
 
 extern "C" gmm_status covariance_cublas(const double *d_X, size_t n_samples, int dim,
-                                        double *d_cov, void *stream)
+                                        double *d_cov, gmm_gpu *gpu)
 {
     gmm_status status = GMM_OK;
-    cudaStream_t s = dense_stream(stream);
-    cublasHandle_t h;
-    const double one = 1.0, zero = 0.0;
-    if (!d_X || !d_cov || dim <= 0 || n_samples == 0 || n_samples > 0x7fffffff)
+    if (!gpu || !d_X || !d_cov || dim <= 0 || n_samples == 0 || n_samples > 0x7fffffff)
         return gmm_error(GMM_ERR_ARG, "covariance_cublas: bad arguments");
-    if ((status = dense_cublas_handle(s, &h)) != GMM_OK) return status;
-    /* Column-major, X is X^T (d x N, ld d); X^T X = cm(X) cm(X)^T: SYRK with op N. cuBLAS's
-     * lower triangle is our upper one, so mirror from the other side by computing UPPER there. */
-    GMM_CUBLAS_CHECK(cublasDsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, dim, (int)n_samples, &one,
-                                 d_X, dim, &zero, d_cov, dim));
-    return dense_mirror_scale(d_cov, dim, covariance_scale(n_samples), nullptr, s);
-fail:
-    return status;
+    if ((status = gmm_gpu_dsyrk_at_a(gpu, dim, (int)n_samples, 1.0, d_X, dim, 0.0, d_cov, dim)) !=
+        GMM_OK)
+        return status;
+    return dense_mirror_scale(d_cov, dim, covariance_scale(n_samples), nullptr,
+                              dense_stream(gmm_gpu_stream(gpu)));
 }

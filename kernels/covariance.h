@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,7 +25,7 @@ gmm_status covariance_blas(const double *X, size_t n_samples, int dim, double *c
 gmm_status covariance_cuda(const double *d_X, size_t n_samples, int dim, double *d_cov,
                            void *stream);
 gmm_status covariance_cublas(const double *d_X, size_t n_samples, int dim, double *d_cov,
-                             void *stream);
+                             gmm_gpu *gpu);
 
 #ifdef __cplusplus
 }

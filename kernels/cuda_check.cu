@@ -1,18 +1,11 @@
 /* Helpers behind the CUDA checking macros: the sync-debug switch and status names. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "kernels/cuda_check.h"
 
-extern "C" int gmm_cuda_sync_debug(void)
-{
-    static int value = -1;
-    if (value < 0) {
-        const char *env = getenv("GMM_SYNC_DEBUG");
-        value = (env && strcmp(env, "0") != 0 && *env) ? 1 : 0;
-    }
-    return value;
-}
+static int g_sync_debug; /* set by the programs from GMM_SYNC_DEBUG */
+
+extern "C" void gmm_cuda_set_sync_debug(int on) { g_sync_debug = on != 0; }
+
+extern "C" int gmm_cuda_sync_debug(void) { return g_sync_debug; }
 
 extern "C" const char *gmm_cublas_status_name(cublasStatus_t s)
 {

@@ -1,8 +1,8 @@
 /* The one checking macro family for CUDA, cuBLAS and cuSOLVER calls (CUDA sources only).
  * Each records the failing expression, file and line as the error detail and jumps to the
  * enclosing function's `fail:` label with `status` set; GMM_LAUNCH_CHECK follows every kernel
- * launch and, when GMM_SYNC_DEBUG=1 is set in the environment, synchronises so that a fault
- * names its kernel. Functions using them declare `gmm_status status = GMM_OK;`. */
+ * launch and, when sync debugging is on (gmm_cuda_set_sync_debug in gpu_info.h; the programs
+ * turn it on for GMM_SYNC_DEBUG=1), synchronises so that a fault names its kernel. Functions using them declare `gmm_status status = GMM_OK;`. */
 #ifndef GMM_CUDA_CHECK_H
 #define GMM_CUDA_CHECK_H
 
@@ -15,7 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* 1 when GMM_SYNC_DEBUG=1 (read once). */
+/* 1 when sync debugging is on. */
 int gmm_cuda_sync_debug(void);
 const char *gmm_cublas_status_name(cublasStatus_t s);
 const char *gmm_cusolver_status_name(cusolverStatus_t s);

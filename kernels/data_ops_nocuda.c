@@ -18,13 +18,14 @@ gmm_status knn_cuda(const float *d_queries, size_t n_queries, const float *d_ref
 }
 
 gmm_status knn_cublas(const float *d_queries, size_t n_queries, const float *d_refs,
-                      size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist)
+                      size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist,
+                      gmm_gpu *gpu)
 {
     return no_device("knn_cublas");
 }
 
 gmm_status knn_cuda_host(const float *queries, size_t n_queries, const float *refs,
-                         size_t n_refs, size_t dim, size_t k, int use_cublas, int32_t *nn_index,
+                         size_t n_refs, size_t dim, size_t k, gmm_gpu *gpu, int32_t *nn_index,
                          float *nn_dist)
 {
     return no_device("knn_cuda_host");

@@ -3,30 +3,6 @@
 
 #include <cfloat>
 
-gmm_status dense_cublas_handle(cudaStream_t stream, cublasHandle_t *handle)
-{
-    static thread_local cublasHandle_t h = nullptr;
-    gmm_status status = GMM_OK;
-    if (!h) GMM_CUBLAS_CHECK(cublasCreate(&h));
-    GMM_CUBLAS_CHECK(cublasSetStream(h, stream));
-    *handle = h;
-    return GMM_OK;
-fail:
-    return status;
-}
-
-gmm_status dense_cusolver_handle(cudaStream_t stream, cusolverDnHandle_t *handle)
-{
-    static thread_local cusolverDnHandle_t h = nullptr;
-    gmm_status status = GMM_OK;
-    if (!h) GMM_CUSOLVER_CHECK(cusolverDnCreate(&h));
-    GMM_CUSOLVER_CHECK(cusolverDnSetStream(h, stream));
-    *handle = h;
-    return GMM_OK;
-fail:
-    return status;
-}
-
 /* attr of the current device, cached per device and attribute slot; fallback when unknown */
 static int cached_attribute(int slot, cudaDeviceAttr attr, int fallback)
 {

@@ -1,5 +1,4 @@
-/* Internal to the dense kernels' .cu files: the per-thread cuBLAS and cuSOLVER handles of the
- * library paths, the stream cast, the multiprocessor count, and the symmetric mirror/scale pass
+/* Internal to the dense kernels' .cu files: the stream cast, the multiprocessor count, and the symmetric mirror/scale pass
  * shared by covariance and wcov. */
 #ifndef GMM_DENSE_LIB_CUH
 #define GMM_DENSE_LIB_CUH
@@ -8,9 +7,6 @@
 
 static inline cudaStream_t dense_stream(void *stream) { return (cudaStream_t)stream; }
 
-/* The calling thread's handle (created on first use, kept for the process), bound to stream. */
-gmm_status dense_cublas_handle(cudaStream_t stream, cublasHandle_t *handle);
-gmm_status dense_cusolver_handle(cudaStream_t stream, cusolverDnHandle_t *handle);
 /* Multiprocessors of the current device (cached per device). */
 int dense_sm_count(void);
 /* Compute-capability major version of the current device (cached; 0 or less when unknown). */

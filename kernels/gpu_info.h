@@ -17,6 +17,10 @@ int gmm_gpu_count(void);
 /* Name and free/total memory of the current device; returns 0 on success, -1 without a GPU. */
 int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes, size_t *total_bytes);
 
+/* Synchronise after every kernel launch so that a fault names its kernel (the programs set it
+ * from GMM_SYNC_DEBUG=1). No effect without CUDA. */
+void gmm_cuda_set_sync_debug(int on);
+
 #ifdef __cplusplus
 }
 #endif

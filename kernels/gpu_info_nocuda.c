@@ -8,3 +8,4 @@ int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes, size_t *to
     (void)name; (void)name_len; (void)free_bytes; (void)total_bytes;
     return -1;
 }
+void gmm_cuda_set_sync_debug(int on) { (void)on; }

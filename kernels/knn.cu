@@ -206,13 +206,12 @@ cudaError_t select_k(const float *dist, size_t ld, int n_q, int n_refs, int k,
     return launch_select<128>(dist, ld, n_q, n_refs, k, q_norm, r_norm, out_index, out_dist);
 }
 
-cublasHandle_t g_cublas = nullptr; /* created on first use, kept for the process */
-
 gmm_status knn_run(const float *d_queries, size_t n_queries, const float *d_refs, size_t n_refs,
-                   size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist, int use_cublas)
+                   size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist, gmm_gpu *gpu)
 {
     gmm_status status = GMM_OK;
     float *d_block = nullptr, *d_qnorm = nullptr, *d_rnorm = nullptr;
+    const bool use_cublas = gpu != nullptr;
     const char *name = use_cublas ? "knn_cublas" : "knn_cuda";
     if (!d_queries || !d_refs || !d_nn_index || !d_nn_dist || dim == 0 || k == 0 ||
         k > n_refs || k > KNN_CUDA_MAX_K || n_refs > INT32_MAX / 2 || dim > INT32_MAX ||
@@ -231,11 +230,6 @@ gmm_status knn_run(const float *d_queries, size_t n_queries, const float *d_refs
         if (block_q > n_queries) block_q = n_queries;
         GMM_CUDA_CHECK(cudaMalloc((void **)&d_block, block_q * row_bytes));
         if (use_cublas) {
-            if (!g_cublas) {
-                GMM_CUBLAS_CHECK(cublasCreate(&g_cublas));
-                GMM_CUBLAS_CHECK(cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH)); /* no TF32 */
-            }
-            GMM_CUBLAS_CHECK(cublasSetStream(g_cublas, 0));
             GMM_CUDA_CHECK(cudaMalloc((void **)&d_qnorm, n_queries * sizeof(float)));
             GMM_CUDA_CHECK(cudaMalloc((void **)&d_rnorm, n_refs * sizeof(float)));
             row_sq_norm_kernel<<<(unsigned)((n_queries + 7) / 8), 256>>>(d_queries, (int)n_queries,
@@ -249,12 +243,11 @@ gmm_status knn_run(const float *d_queries, size_t n_queries, const float *d_refs
             const int nq = (int)(n_queries - q0 < block_q ? n_queries - q0 : block_q);
             const float *qs = d_queries + q0 * dim;
             if (use_cublas) {
-                /* row-major D (nq x n_refs, stride ld) = -2 Q R^T is column-major D^T = -2 R Q^T,
-                 * with R and Q read as column-major dim x rows matrices */
-                const float alpha = -2.0f, beta = 0.0f;
-                GMM_CUBLAS_CHECK(cublasSgemm(g_cublas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n_refs, nq,
-                                             (int)dim, &alpha, d_refs, (int)dim, qs, (int)dim,
-                                             &beta, d_block, (int)ld));
+                /* D (nq x n_refs, stride ld) = -2 Q R^T; the caller's resources object decides
+                 * the math mode (the knn callers leave TF32 off) */
+                status = gmm_gpu_sgemm(gpu, false, true, nq, (int)n_refs, (int)dim, -2.0f, qs,
+                                       (int)dim, d_refs, (int)dim, 0.0f, d_block, (int)ld);
+                if (status != GMM_OK) goto fail;
             } else {
                 dim3 grid((unsigned)((n_refs + TILE_R - 1) / TILE_R), (unsigned)((nq + TILE_Q - 1) / TILE_Q));
                 sq_dist_tile_kernel<<<grid, THREADS_DIST>>>(qs, nq, d_refs, (int)n_refs, (int)dim,
@@ -281,18 +274,19 @@ extern "C" gmm_status knn_cuda(const float *d_queries, size_t n_queries, const f
                                size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index,
                                float *d_nn_dist)
 {
-    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, 0);
+    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, nullptr);
 }
 
 extern "C" gmm_status knn_cublas(const float *d_queries, size_t n_queries, const float *d_refs,
                                  size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index,
-                                 float *d_nn_dist)
+                                 float *d_nn_dist, gmm_gpu *gpu)
 {
-    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, 1);
+    if (!gpu) return gmm_error(GMM_ERR_ARG, "knn_cublas: no GPU resources object");
+    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, gpu);
 }
 
 extern "C" gmm_status knn_cuda_host(const float *queries, size_t n_queries, const float *refs,
-                                    size_t n_refs, size_t dim, size_t k, int use_cublas,
+                                    size_t n_refs, size_t dim, size_t k, gmm_gpu *gpu,
                                     int32_t *nn_index, float *nn_dist)
 {
     gmm_status status = GMM_OK;
@@ -314,7 +308,7 @@ extern "C" gmm_status knn_cuda_host(const float *queries, size_t n_queries, cons
     /* poison (index -1, distance NaN) so that unwritten outputs show */
     GMM_CUDA_CHECK(cudaMemset(d_idx, 0xFF, n_queries * k * sizeof(int32_t)));
     GMM_CUDA_CHECK(cudaMemset(d_dist, 0xFF, n_queries * k * sizeof(float)));
-    status = use_cublas ? knn_cublas(d_q, n_queries, d_r, n_refs, dim, k, d_idx, d_dist)
+    status = gpu ? knn_cublas(d_q, n_queries, d_r, n_refs, dim, k, d_idx, d_dist, gpu)
                         : knn_cuda(d_q, n_queries, d_r, n_refs, dim, k, d_idx, d_dist);
     if (status != GMM_OK) goto fail;
     GMM_CUDA_CHECK(cudaMemcpy(nn_index, d_idx, n_queries * k * sizeof(int32_t), cudaMemcpyDeviceToHost));

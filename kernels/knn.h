@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,12 +35,13 @@ gmm_status knn_cuda(const float *d_queries, size_t n_queries, const float *d_ref
                     size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist);
 gmm_status knn_cublas(const float *d_queries, size_t n_queries, const float *d_refs,
                       size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index,
-                      float *d_nn_dist);
+                      float *d_nn_dist, gmm_gpu *gpu);
 
-/* Host-pointer convenience: copies in, runs knn_cublas (use_cublas = 1) or knn_cuda, copies out.
- * queries may equal refs (self-kNN: each point is then its own first neighbour). */
+/* Host-pointer convenience: copies in, runs knn_cublas (on gpu's handle) or, when gpu is NULL,
+ * knn_cuda, copies out. queries may equal refs (self-kNN: each point is then its own first
+ * neighbour). */
 gmm_status knn_cuda_host(const float *queries, size_t n_queries, const float *refs,
-                         size_t n_refs, size_t dim, size_t k, int use_cublas, int32_t *nn_index,
+                         size_t n_refs, size_t dim, size_t k, gmm_gpu *gpu, int32_t *nn_index,
                          float *nn_dist);
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 
 gmm_status matmul_cpu(const double *resp, const double *X, size_t n_samples, int n_components,
                       int dim, double *out)

@@ -146,23 +146,19 @@ fail:
     return status;
 }
 extern "C" gmm_status matmul_cublas(const double *d_resp, const double *d_X, size_t n_samples,
-                                    int n_components, int dim, double *d_out, void *stream)
+                                    int n_components, int dim, double *d_out, gmm_gpu *gpu)
 {
     gmm_status status = GMM_OK;
-    cublasHandle_t h;
-    const double one = 1.0, zero = 0.0;
-    if (!d_resp || !d_X || !d_out || n_components <= 0 || dim <= 0 || n_samples > 0x7fffffff)
+    if (!gpu || !d_resp || !d_X || !d_out || n_components <= 0 || dim <= 0 ||
+        n_samples > 0x7fffffff)
         return gmm_error(GMM_ERR_ARG, "matmul_cublas: bad arguments");
-    if ((status = dense_cublas_handle(dense_stream(stream), &h)) != GMM_OK) return status;
     if (n_samples == 0) {
         GMM_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(double) * (size_t)n_components * dim,
-                                       dense_stream(stream)));
+                                       dense_stream(gmm_gpu_stream(gpu))));
         return GMM_OK;
     }
-    /* Row-major C (K x d) is column-major C^T (d x K). Seen column-major, X is X^T (d x N, ld d)
-     * and R is R^T (K x N, ld K), so C^T = X^T R is cm(X) * cm(R)^T. */
-    GMM_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, dim, n_components, (int)n_samples,
-                                 &one, d_X, dim, d_resp, n_components, &zero, d_out, dim));
+    return gmm_gpu_dgemm(gpu, true, false, n_components, dim, (int)n_samples, 1.0, d_resp,
+                         n_components, d_X, dim, 0.0, d_out, dim);
 fail:
     return status;
 }

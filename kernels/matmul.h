@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +30,7 @@ gmm_status matmul_blas(const double *resp, const double *X, size_t n_samples, in
 gmm_status matmul_cuda(const double *d_resp, const double *d_X, size_t n_samples,
                        int n_components, int dim, double *d_out, void *stream);
 gmm_status matmul_cublas(const double *d_resp, const double *d_X, size_t n_samples,
-                         int n_components, int dim, double *d_out, void *stream);
+                         int n_components, int dim, double *d_out, gmm_gpu *gpu);
 
 #ifdef __cplusplus
 }

@@ -86,35 +86,20 @@ extern "C" gmm_status matvec_f64_cuda(const double *d_A, size_t n_rows, size_t n
                                  "matvec_f64_cuda");
 }
 
-/* Row-major A (n_rows x n_cols) is column-major A^T with ld n_cols: y = (A^T)^T x, op T. */
 extern "C" gmm_status matvec_f32_cublas(const float *d_A, size_t n_rows, size_t n_cols,
-                                        const float *d_x, float *d_y, void *stream)
+                                        const float *d_x, float *d_y, gmm_gpu *gpu)
 {
-    gmm_status status = GMM_OK;
-    cublasHandle_t h;
-    const float one = 1.0f, zero = 0.0f;
-    if (!d_A || !d_x || !d_y || n_rows > 0x7fffffff || n_cols > 0x7fffffff)
+    if (!gpu || !d_A || !d_x || !d_y || n_rows > 0x7fffffff || n_cols > 0x7fffffff)
         return gmm_error(GMM_ERR_ARG, "matvec_f32_cublas: bad arguments");
     if (n_rows == 0) return GMM_OK;
-    if ((status = dense_cublas_handle(dense_stream(stream), &h)) != GMM_OK) return status;
-    GMM_CUBLAS_CHECK(cublasSgemv(h, CUBLAS_OP_T, (int)n_cols, (int)n_rows, &one, d_A,
-                                 (int)(n_cols ? n_cols : 1), d_x, 1, &zero, d_y, 1));
-fail:
-    return status;
+    return gmm_gpu_sgemv(gpu, (int)n_rows, (int)n_cols, d_A, (int)(n_cols ? n_cols : 1), d_x, d_y);
 }
 
 extern "C" gmm_status matvec_f64_cublas(const double *d_A, size_t n_rows, size_t n_cols,
-                                        const double *d_x, double *d_y, void *stream)
+                                        const double *d_x, double *d_y, gmm_gpu *gpu)
 {
-    gmm_status status = GMM_OK;
-    cublasHandle_t h;
-    const double one = 1.0, zero = 0.0;
-    if (!d_A || !d_x || !d_y || n_rows > 0x7fffffff || n_cols > 0x7fffffff)
+    if (!gpu || !d_A || !d_x || !d_y || n_rows > 0x7fffffff || n_cols > 0x7fffffff)
         return gmm_error(GMM_ERR_ARG, "matvec_f64_cublas: bad arguments");
     if (n_rows == 0) return GMM_OK;
-    if ((status = dense_cublas_handle(dense_stream(stream), &h)) != GMM_OK) return status;
-    GMM_CUBLAS_CHECK(cublasDgemv(h, CUBLAS_OP_T, (int)n_cols, (int)n_rows, &one, d_A,
-                                 (int)(n_cols ? n_cols : 1), d_x, 1, &zero, d_y, 1));
-fail:
-    return status;
+    return gmm_gpu_dgemv(gpu, (int)n_rows, (int)n_cols, d_A, (int)(n_cols ? n_cols : 1), d_x, d_y);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,7 +23,7 @@ gmm_status matvec_f32_blas(const float *A, size_t n_rows, size_t n_cols, const f
 gmm_status matvec_f32_cuda(const float *d_A, size_t n_rows, size_t n_cols, const float *d_x,
                            float *d_y, void *stream);
 gmm_status matvec_f32_cublas(const float *d_A, size_t n_rows, size_t n_cols, const float *d_x,
-                             float *d_y, void *stream);
+                             float *d_y, gmm_gpu *gpu);
 
 gmm_status matvec_f64_cpu(const double *A, size_t n_rows, size_t n_cols, const double *x,
                           double *y);
@@ -31,7 +32,7 @@ gmm_status matvec_f64_blas(const double *A, size_t n_rows, size_t n_cols, const 
 gmm_status matvec_f64_cuda(const double *d_A, size_t n_rows, size_t n_cols, const double *d_x,
                            double *d_y, void *stream);
 gmm_status matvec_f64_cublas(const double *d_A, size_t n_rows, size_t n_cols, const double *d_x,
-                             double *d_y, void *stream);
+                             double *d_y, gmm_gpu *gpu);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 
 static double weight_sum(const double *w, size_t n, size_t stride)
 {

@@ -40,17 +40,14 @@ __global__ void sqrt_weight_rows_kernel(const double *__restrict__ X, size_t n, 
 
 extern "C" gmm_status wcov_cublas(const double *d_X, size_t n_samples, int dim,
                                   const double *d_weights, size_t weight_stride,
-                                  const double *d_mean, double *d_cov, void *stream)
+                                  const double *d_mean, double *d_cov, gmm_gpu *gpu)
 {
     gmm_status status = GMM_OK;
-    cudaStream_t s = dense_stream(stream);
-    cublasHandle_t h;
+    cudaStream_t s = dense_stream(gmm_gpu_stream(gpu));
     double *d_scaled = nullptr, *d_inv_sum = nullptr;
-    const double one = 1.0, zero = 0.0;
-    if (!d_X || !d_weights || !d_mean || !d_cov || dim <= 0 || n_samples == 0 ||
+    if (!gpu || !d_X || !d_weights || !d_mean || !d_cov || dim <= 0 || n_samples == 0 ||
         weight_stride == 0 || n_samples > 0x7fffffff)
         return gmm_error(GMM_ERR_ARG, "wcov_cublas: bad arguments");
-    if ((status = dense_cublas_handle(s, &h)) != GMM_OK) return status;
     GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_scaled, sizeof(double) * n_samples * dim, s));
     GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_inv_sum, sizeof(double), s));
     if ((status = dense_inverse_weight_sum(d_weights, n_samples, weight_stride, d_inv_sum, s)) !=
@@ -63,8 +60,9 @@ extern "C" gmm_status wcov_cublas(const double *d_X, size_t n_samples, int dim,
                                                        weight_stride, d_mean, d_scaled);
         GMM_LAUNCH_CHECK("sqrt_weight_rows_kernel");
     }
-    GMM_CUBLAS_CHECK(cublasDsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, dim, (int)n_samples, &one,
-                                 d_scaled, dim, &zero, d_cov, dim));
+    if ((status = gmm_gpu_dsyrk_at_a(gpu, dim, (int)n_samples, 1.0, d_scaled, dim, 0.0, d_cov,
+                                     dim)) != GMM_OK)
+        goto fail;
     status = dense_mirror_scale(d_cov, dim, 1.0, d_inv_sum, s);
 fail:
     if (d_scaled) cudaFreeAsync(d_scaled, s);

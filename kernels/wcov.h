@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +32,7 @@ gmm_status wcov_blas(const double *X, size_t n_samples, int dim, const double *w
 gmm_status wcov_cuda(const double *d_X, size_t n_samples, int dim, const double *d_weights,
                      size_t weight_stride, const double *d_mean, double *d_cov, void *stream);
 gmm_status wcov_cublas(const double *d_X, size_t n_samples, int dim, const double *d_weights,
-                       size_t weight_stride, const double *d_mean, double *d_cov, void *stream);
+                       size_t weight_stride, const double *d_mean, double *d_cov, gmm_gpu *gpu);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 
 /* Cholesky-Crout on one row-major matrix: column j of L from the columns before it. Returns 0 or
  * the 1-based order of the failing leading minor. */

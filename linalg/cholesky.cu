@@ -207,30 +207,23 @@ fail:
 }
 
 extern "C" gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order,
-                                        void *stream)
+                                        gmm_gpu *gpu)
 {
     gmm_status status = GMM_OK;
-    cudaStream_t s = dense_stream(stream);
-    cusolverDnHandle_t h;
-    int *d_info = nullptr, *h_info = nullptr, lwork = 0;
-    double *d_work = nullptr, **d_ptrs = nullptr, **h_ptrs = nullptr;
-    if (!d_A || dim <= 0 || batch <= 0 || batch > 65535)
+    cudaStream_t s = dense_stream(gmm_gpu_stream(gpu));
+    int *d_info = nullptr, *h_info = nullptr;
+    double **d_ptrs = nullptr, **h_ptrs = nullptr;
+    if (!gpu || !d_A || dim <= 0 || batch <= 0 || batch > 65535)
         return gmm_error(GMM_ERR_ARG, "cholesky_cusolver: bad arguments");
-    if ((status = dense_cusolver_handle(s, &h)) != GMM_OK) return status;
     h_info = (int *)calloc((size_t)batch, sizeof(int));
     if (!h_info) return gmm_error(GMM_ERR_NOMEM, "cholesky_cusolver: info array");
     GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_info, sizeof(int) * batch, s));
     if (batch == 1) {
-        /* Row-major lower is column-major upper: factor U^T U with U = our L^T. */
-        GMM_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_UPPER, dim, d_A, dim,
-                                                       &lwork));
-        GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_work, sizeof(double) * (lwork > 0 ? lwork : 1), s));
-        GMM_CUSOLVER_CHECK(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_UPPER, dim, d_A, dim, d_work, lwork,
-                                            d_info));
+        if ((status = gmm_gpu_dpotrf_lower(gpu, dim, d_A, dim, d_info)) != GMM_OK) goto fail;
         if ((status = triangle_pass(d_A, dim, 1, 0, s)) != GMM_OK) goto fail;
     } else {
-        /* The batched routine is used in its lower mode: make the matrices full (mirror), factor
-         * column-major lower, then move that factor (our upper triangle) to our lower one. */
+        /* The batched routine gives the upper factor R = L^T: make the matrices full (mirror),
+         * factor, then move R (our upper triangle) to our lower one. */
         if ((status = triangle_pass(d_A, dim, batch, 1, s)) != GMM_OK) goto fail;
         h_ptrs = (double **)malloc(sizeof(double *) * batch);
         if (!h_ptrs) {
@@ -241,8 +234,9 @@ extern "C" gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *fa
         GMM_CUDA_CHECK(cudaMallocAsync((void **)&d_ptrs, sizeof(double *) * batch, s));
         GMM_CUDA_CHECK(cudaMemcpyAsync(d_ptrs, h_ptrs, sizeof(double *) * batch,
                                        cudaMemcpyHostToDevice, s));
-        GMM_CUSOLVER_CHECK(cusolverDnDpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, dim, d_ptrs, dim,
-                                                   d_info, batch));
+        if ((status = gmm_gpu_dpotrf_upper_many(gpu, dim, d_ptrs, h_ptrs, dim, batch, true,
+                                                d_info)) != GMM_OK)
+            goto fail;
         if ((status = triangle_pass(d_A, dim, batch, 2, s)) != GMM_OK) goto fail;
     }
     GMM_CUDA_CHECK(cudaMemcpyAsync(h_info, d_info, sizeof(int) * batch, cudaMemcpyDeviceToHost, s));
@@ -256,7 +250,6 @@ extern "C" gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *fa
     status = report_info(h_info, batch, failed_order, "cholesky_cusolver");
 fail:
     if (d_info) cudaFreeAsync(d_info, s);
-    if (d_work) cudaFreeAsync(d_work, s);
     if (d_ptrs) cudaFreeAsync(d_ptrs, s);
     free(h_ptrs);
     free(h_info);

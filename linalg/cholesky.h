@@ -18,6 +18,7 @@
 #define GMM_CHOLESKY_H
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,7 +27,7 @@ extern "C" {
 gmm_status cholesky_cpu(double *A, int dim, int batch, int *failed_order);
 gmm_status cholesky_blas(double *A, int dim, int batch, int *failed_order);
 gmm_status cholesky_cuda(double *d_A, int dim, int batch, int *failed_order, void *stream);
-gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order, void *stream);
+gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order, gmm_gpu *gpu);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@ gmm_status cholesky_cuda(double *d_A, int dim, int batch, int *failed_order, voi
 {
     return NO_DEVICE("cholesky_cuda");
 }
-gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order, void *stream)
+gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order, gmm_gpu *gpu)
 {
     return NO_DEVICE("cholesky_cusolver");
 }
@@ -16,7 +16,7 @@ gmm_status trsm_cuda(const double *d_L, int dim, double *d_B, size_t n_rhs, void
 {
     return NO_DEVICE("trsm_cuda");
 }
-gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs, void *stream)
+gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs, gmm_gpu *gpu)
 {
     return NO_DEVICE("trsm_cublas");
 }

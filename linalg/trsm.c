@@ -1,7 +1,7 @@
 /* CPU versions of the lower triangular solve L X = B (see trsm.h). */
 #include "linalg/trsm.h"
 
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 
 gmm_status trsm_cpu(const double *L, int dim, double *B, size_t n_rhs)
 {

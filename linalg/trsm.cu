@@ -115,20 +115,10 @@ fail:
 }
 
 extern "C" gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs,
-                                  void *stream)
+                                  gmm_gpu *gpu)
 {
-    gmm_status status = GMM_OK;
-    cublasHandle_t h;
-    const double one = 1.0;
-    if (!d_L || !d_B || dim <= 0 || n_rhs > 0x7fffffff)
+    if (!gpu || !d_L || !d_B || dim <= 0 || n_rhs > 0x7fffffff)
         return gmm_error(GMM_ERR_ARG, "trsm_cublas: bad arguments");
     if (n_rhs == 0) return GMM_OK;
-    if ((status = dense_cublas_handle(dense_stream(stream), &h)) != GMM_OK) return status;
-    /* Column-major, B is B^T (n_rhs x dim) and L is L^T (upper): X^T L^T = B^T, a right-side
-     * solve with an upper factor. */
-    GMM_CUBLAS_CHECK(cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                                 CUBLAS_DIAG_NON_UNIT, (int)n_rhs, dim, &one, d_L, dim, d_B,
-                                 (int)n_rhs));
-fail:
-    return status;
+    return gmm_gpu_lower_solve(gpu, dim, (int)n_rhs, d_L, dim, d_B, (int)n_rhs);
 }

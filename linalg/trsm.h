@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,7 +24,7 @@ extern "C" {
 gmm_status trsm_cpu(const double *L, int dim, double *B, size_t n_rhs);
 gmm_status trsm_blas(const double *L, int dim, double *B, size_t n_rhs);
 gmm_status trsm_cuda(const double *d_L, int dim, double *d_B, size_t n_rhs, void *stream);
-gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs, void *stream);
+gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs, gmm_gpu *gpu);
 
 #ifdef __cplusplus
 }

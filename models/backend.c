@@ -1,4 +1,5 @@
-/* The backend registry: the one place that knows whether the CUDA backend is built in. */
+/* The backend registry: the one place that knows whether the CUDA backend is built in, and the
+ * device choice turned into a GPU resources object (or none). */
 #include "models/backend.h"
 
 #include "kernels/gpu_info.h"
@@ -10,12 +11,16 @@ static const gmm_backend *const gpu_backend = &gmm_backend_cuda;
 static const gmm_backend *const gpu_backend = NULL;
 #endif
 
-gmm_status gmm_backend_select(gmm_device device, const gmm_backend **backend,
+gmm_status gmm_backend_select(gmm_device device, const gmm_gpu *gpu, const gmm_backend **backend,
                               const char **notice)
 {
     if (notice) *notice = NULL;
     if (device == GMM_DEVICE_CPU) {
         *backend = &gmm_backend_cpu;
+        return GMM_OK;
+    }
+    if (gpu && gpu_backend) {
+        *backend = gpu_backend;
         return GMM_OK;
     }
     int have_gpu = gpu_backend && gpu_backend->available();
@@ -34,4 +39,13 @@ gmm_status gmm_backend_select(gmm_device device, const gmm_backend **backend,
         *notice = gpu_backend ? "no GPU found: using the CPU backend"
                               : "built without CUDA: using the CPU backend";
     return GMM_OK;
+}
+
+gmm_status gmm_device_open(gmm_device device, gmm_gpu **gpu, const char **notice)
+{
+    const gmm_backend *be = NULL;
+    *gpu = NULL;
+    gmm_status status = gmm_backend_select(device, NULL, &be, notice);
+    if (status != GMM_OK || be == &gmm_backend_cpu) return status;
+    return gmm_gpu_create(gpu);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/gpu.h"
 #include "models/gmm.h"
 
 #ifdef __cplusplus
@@ -33,8 +34,14 @@ typedef struct gmm_backend {
     /* Takes the data (n_samples x dim row-major float64 on the host; the backend copies or
      * converts what it needs, once) for a model of n_components components. */
     gmm_status (*create)(gmm_backend_ctx **ctx, const double *X, int64_t n_samples, int dim,
-                         int n_components, gmm_cov_type type, gmm_precision precision);
+                         int n_components, gmm_cov_type type, gmm_precision precision,
+                         const gmm_tuning *tuning /* NULL: the defaults */,
+                         gmm_gpu *gpu /* GPU backend: the resources object to run on (NULL:
+                                         it makes its own); the CPU ignores it */);
     void (*destroy)(gmm_backend_ctx *ctx); /* accepts NULL */
+    /* The GPU resources object the context runs on, for the operations of the same run outside
+     * the table (kNN initialisation); NULL for the CPU backend. */
+    gmm_gpu *(*resources)(gmm_backend_ctx *ctx);
 
     /* Loads parameters (weights, means, precisions_cholesky of the model) for the next E-step. */
     gmm_status (*set_params)(gmm_backend_ctx *ctx, const gmm_model *model);
@@ -74,10 +81,12 @@ typedef struct gmm_backend {
     gmm_status (*kmeans_plusplus)(gmm_backend_ctx *ctx, gmm_rng *rng, int64_t *indices);
 } gmm_backend;
 
-/* The registry: the backend for a device choice. For GMM_DEVICE_AUTO the GPU when it is built
- * in and available, else the CPU; *notice (may be NULL) receives a sentence to show the user.
- * GMM_DEVICE_GPU without a GPU is GMM_ERR_NO_DEVICE. */
-gmm_status gmm_backend_select(gmm_device device, const gmm_backend **backend,
+/* The registry: the backend for a device choice. With a resources object (gpu not NULL) and a
+ * choice other than GMM_DEVICE_CPU, the GPU backend, without probing again. Otherwise for
+ * GMM_DEVICE_AUTO the GPU when it is built in and available, else the CPU; *notice (may be
+ * NULL) receives a sentence to show the user. GMM_DEVICE_GPU without a GPU is
+ * GMM_ERR_NO_DEVICE. GMM_DEVICE_CPU makes no CUDA call at all. */
+gmm_status gmm_backend_select(gmm_device device, const gmm_gpu *gpu, const gmm_backend **backend,
                               const char **notice);
 
 extern const gmm_backend gmm_backend_cpu;

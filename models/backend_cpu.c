@@ -10,7 +10,7 @@
 
 #include "kernels/matmul.h"
 #include "kernels/wcov.h"
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 #include "models/backend.h"
 #include "models/precisions.h"
 
@@ -46,6 +46,12 @@ static bool cpu_supports(gmm_cov_type type, gmm_precision precision)
     return precision == GMM_PRECISION_FP64;
 }
 
+static gmm_gpu *cpu_resources(gmm_backend_ctx *c)
+{
+    (void)c;
+    return NULL;
+}
+
 static void cpu_destroy(gmm_backend_ctx *c)
 {
     if (!c) return;
@@ -67,8 +73,10 @@ static void cpu_destroy(gmm_backend_ctx *c)
 }
 
 static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
-                             int n_components, gmm_cov_type type, gmm_precision precision)
+                             int n_components, gmm_cov_type type, gmm_precision precision,
+                             const gmm_tuning *tuning, gmm_gpu *gpu)
 {
+    (void)gpu;
     gmm_status status = GMM_OK;
     *out = NULL;
     if (precision != GMM_PRECISION_FP64)
@@ -90,8 +98,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
     int64_t rows = CHUNK_BYTES / (sizeof(double) * row_width);
     if (rows < 64) rows = 64;
     if (rows > n_samples) rows = n_samples;
-    const char *env = getenv("GMM_CPU_CHUNK_ROWS"); /* tests force small chunks */
-    if (env && atoll(env) > 0 && atoll(env) < rows) rows = atoll(env);
+    if (tuning && tuning->chunk_rows > 0 && tuning->chunk_rows < rows) rows = tuning->chunk_rows;
     c->chunk_rows = rows;
 
     c->weights = calloc(K, sizeof(double));
@@ -410,6 +417,7 @@ const gmm_backend gmm_backend_cpu = {
     .supports = cpu_supports,
     .create = cpu_create,
     .destroy = cpu_destroy,
+    .resources = cpu_resources,
     .set_params = cpu_set_params,
     .get_params = cpu_get_params,
     .set_resp = cpu_set_resp,

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "kernels/dist_hist.h"
-#include "kernels/gpu_info.h"
 
 gmm_status gmm_histogram(const double *values, int64_t n, double lo, double hi, int n_bins,
                          int64_t *counts, int64_t *n_counted)
@@ -210,8 +209,8 @@ gmm_status gmm_typical_indices(const double *score, const int *labels, int64_t n
 
 gmm_status gmm_separation_summary(const float *X, int64_t n_samples, int dim, const int *labels,
                                   const double *weights, int n_components,
-                                  int queries_per_component, int n_bins, gmm_separation *out,
-                                  double *mean_hist)
+                                  int queries_per_component, int n_bins, gmm_gpu *gpu,
+                                  gmm_separation *out, double *mean_hist)
 {
     gmm_status status = GMM_OK;
     int K = n_components, q = queries_per_component;
@@ -243,7 +242,7 @@ gmm_status gmm_separation_summary(const float *X, int64_t n_samples, int dim, co
             nq++;
         }
     if (nq > 0) {
-        if (gmm_gpu_count() > 0)
+        if (gpu)
             status = dist_hist_cuda_host(queries, nq, X, n_samples, dim, n_bins, hist, dmin, dmax);
         else
             status = dist_hist_cpu(queries, nq, X, n_samples, dim, n_bins, hist, dmin, dmax);

@@ -57,11 +57,11 @@ typedef struct {
 
 /* X as float32 (n_samples x dim); labels from predict; weights the components' shares (K).
  * mean_hist (K x n_bins, may be NULL) receives each component's mean histogram in normalised
- * coordinates (t = (dist - min) / (max - min)), as fractions summing to 1. Uses the GPU kernel when
- * a GPU is usable, the CPU twin otherwise. */
+ * coordinates (t = (dist - min) / (max - min)), as fractions summing to 1. Runs the histograms'
+ * GPU kernel when gpu (the run's resources object) is not NULL, the CPU twin otherwise. */
 gmm_status gmm_separation_summary(const float *X, int64_t n_samples, int dim, const int *labels,
                                   const double *weights, int n_components,
-                                  int queries_per_component, int n_bins, gmm_separation *out,
-                                  double *mean_hist);
+                                  int queries_per_component, int n_bins, gmm_gpu *gpu,
+                                  gmm_separation *out, double *mean_hist);
 
 #endif

@@ -127,8 +127,40 @@ fail:
     return status;
 }
 
+/* The final E-step under the model's parameters on the fit's context (set back first when a
+ * later initialisation left others there), and the scores it hands on. */
+static gmm_status final_scores(const gmm_backend *be, gmm_backend_ctx *ctx, const gmm_model *model,
+                               int params_in_ctx, gmm_fit_scores *s)
+{
+    gmm_status status = GMM_OK;
+    int64_t N = s->n_samples;
+    int K = s->n_components;
+    if (!params_in_ctx && (status = be->set_params(ctx, model)) != GMM_OK) return status;
+    if ((status = be->e_step(ctx, &s->mean_log_likelihood)) != GMM_OK) return status;
+    /* log responsibilities into proba, then exponentiated in place */
+    if ((status = be->get_estep(ctx, s->log_likelihood, s->proba)) != GMM_OK) return status;
+    for (int64_t i = 0; i < N; i++) {
+        double *row = s->proba + (size_t)i * K;
+        int best = 0;
+        for (int k = 1; k < K; k++)
+            if (row[k] > row[best]) best = k;
+        s->labels[i] = best;
+        for (int k = 0; k < K; k++) row[k] = exp(row[k]);
+    }
+    return GMM_OK;
+}
+
+void gmm_fit_scores_free(gmm_fit_scores *scores)
+{
+    if (!scores) return;
+    free(scores->log_likelihood);
+    free(scores->proba);
+    free(scores->labels);
+    memset(scores, 0, sizeof *scores);
+}
+
 static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
-                      const double *initial_resp, gmm_model *model)
+                      const double *initial_resp, gmm_model *model, gmm_fit_scores *scores)
 {
     gmm_status status = gmm_options_validate(o, n_samples, dim);
     if (status != GMM_OK) return status;
@@ -139,7 +171,7 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     gmm_model scratch = {0};
     int K = o->n_components;
 
-    if ((status = gmm_backend_select(o->device, &be, &why)) != GMM_OK) return status;
+    if ((status = gmm_backend_select(o->device, o->gpu, &be, &why)) != GMM_OK) return status;
     if (why) notice(o, "%s", why);
     if (!be->supports(o->covariance_type, o->precision))
         return gmm_error(GMM_ERR_UNSUPPORTED, "the %s backend does not support %s covariance in %s",
@@ -156,7 +188,8 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
                            (long long)n_samples, K);
         goto fail;
     }
-    if ((status = be->create(&ctx, X, n_samples, dim, K, o->covariance_type, o->precision)) != GMM_OK)
+    if ((status = be->create(&ctx, X, n_samples, dim, K, o->covariance_type, o->precision,
+                          &o->tuning, o->gpu)) != GMM_OK)
         goto fail;
 
     gmm_rng rng;
@@ -164,6 +197,20 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     double best_lb = -INFINITY;
     int have_best = 0;
     gmm_mstep_report report = {.nk = nk};
+    int best_is_in_ctx = 0; /* the context holds the best run's parameters */
+    if (scores) {
+        memset(scores, 0, sizeof *scores);
+        scores->n_samples = n_samples;
+        scores->n_components = K;
+        scores->log_likelihood = malloc(sizeof(double) * (size_t)n_samples);
+        scores->proba = malloc(sizeof(double) * (size_t)n_samples * K);
+        scores->labels = malloc(sizeof(int) * (size_t)n_samples);
+        if (!scores->log_likelihood || !scores->proba || !scores->labels) {
+            status = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld per-sample scores",
+                               (long long)n_samples);
+            goto fail;
+        }
+    }
     if (!initial_resp && o->init == GMM_INIT_KNN && o->n_init > 1 &&
         n_samples <= gmm_knn_sample_size(o))
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
@@ -173,8 +220,12 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
         else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd)
             status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, &rng,
                                         resp);
-        else
-            status = gmm_init_resp(X, n_samples, dim, o, &rng, resp);
+        else {
+            /* the initialisation runs where the fit runs: on the backend's GPU, or the CPU */
+            gmm_options on_backend = *o;
+            on_backend.gpu = be->resources(ctx);
+            status = gmm_init_resp(X, n_samples, dim, &on_backend, &rng, resp);
+        }
         if (status != GMM_OK) goto fail;
         if ((status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
         if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
@@ -206,6 +257,9 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
             model->converged = converged;
             model->n_iter = iter;
             model->lower_bound = lb;
+            best_is_in_ctx = 1;
+        } else {
+            best_is_in_ctx = 0;
         }
         if (!converged)
             notice(o, "initialisation %d did not converge in %d iterations (last change %.3g > tol %g); "
@@ -219,8 +273,12 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     model->n_init = o->n_init;
     model->init = o->init;
     model->seed = o->seed;
+    if (scores) status = final_scores(be, ctx, model, best_is_in_ctx, scores);
 fail:
-    if (status != GMM_OK) gmm_model_free(model);
+    if (status != GMM_OK) {
+        gmm_model_free(model);
+        gmm_fit_scores_free(scores);
+    }
     gmm_model_free(&scratch);
     if (be && ctx) be->destroy(ctx);
     free(resp);
@@ -231,7 +289,14 @@ fail:
 gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                    gmm_model *model)
 {
-    return fit(X, n_samples, dim, options, NULL, model);
+    return fit(X, n_samples, dim, options, NULL, model, NULL);
+}
+
+gmm_status gmm_fit_scored(const double *X, int64_t n_samples, int dim, const gmm_options *options,
+                          gmm_model *model, gmm_fit_scores *scores)
+{
+    if (!scores) return gmm_error(GMM_ERR_ARG, "gmm_fit_scored: scores is NULL");
+    return fit(X, n_samples, dim, options, NULL, model, scores);
 }
 
 gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
@@ -239,5 +304,5 @@ gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
                              gmm_model *model)
 {
     if (!initial_resp) return gmm_error(GMM_ERR_ARG, "initial responsibilities are missing");
-    return fit(X, n_samples, dim, options, initial_resp, model);
+    return fit(X, n_samples, dim, options, initial_resp, model, NULL);
 }

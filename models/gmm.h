@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +39,14 @@ typedef enum {
     GMM_PRECISION_FP32 = 1,
     GMM_PRECISION_TF32 = 2,
 } gmm_precision;
+
+/* The GPU resources object for a device choice, to be shared by every operation of one run
+ * (fit, scoring, kNN, diagnostics, pictures) through options.gpu and their gpu arguments:
+ * *gpu = NULL for GMM_DEVICE_CPU (without a single CUDA call) and for GMM_DEVICE_AUTO when no GPU
+ * is usable; a new object (free it with gmm_gpu_destroy) otherwise. GMM_DEVICE_GPU without a
+ * GPU is GMM_ERR_NO_DEVICE. *notice (may be NULL) receives the sentence that says which device
+ * GMM_DEVICE_AUTO took. */
+gmm_status gmm_device_open(gmm_device device, gmm_gpu **gpu, const char **notice);
 
 /* Returns 0 and sets *out when name is known, -1 otherwise. */
 int gmm_cov_type_parse(const char *name, gmm_cov_type *out);
@@ -94,6 +103,26 @@ typedef void (*gmm_progress_fn)(void *user, int init_index, int iteration, doubl
 /* Notices a user should see (a re-seeded component, the backend chosen, a subset used). */
 typedef void (*gmm_notice_fn)(void *user, const char *message);
 
+/* How the work is done, never what is computed (beyond rounding): fields of the options, not
+ * environment variables (the programs map GMM_CUDA_* and GMM_CPU_CHUNK_ROWS onto them). Zero is
+ * the default everywhere. */
+typedef enum {
+    GMM_COV_PRODUCT_AUTO = 0,  /* lower block triangle of GEMMs for d >= 128, one GEMM below */
+    GMM_COV_PRODUCT_GEMM = 1,  /* one full GEMM per component */
+    GMM_COV_PRODUCT_SYRK = 2,  /* cuBLAS SYRK (not under TF32, which runs through GEMM only) */
+    GMM_COV_PRODUCT_LOWER = 3, /* the lower 2 x 2 block triangle as three GEMMs */
+} gmm_cov_product;
+
+typedef struct {
+    int64_t chunk_rows;         /* rows per chunk (0: sized from free memory; a larger value than
+                                   the automatic one is ignored) */
+    int no_compaction;          /* 1: the GPU covariance products run over every row instead of
+                                   the rows with r_ik > 1e-20 */
+    int estep_per_component;    /* 1: K GEMMs in the GPU E-step instead of one */
+    int cholesky_one_by_one;    /* 1: one cusolverDnDpotrf per component instead of the batch */
+    gmm_cov_product cov_product;
+} gmm_tuning;
+
 typedef struct {
     int n_components;           /* K, default 1 as scikit-learn; the CLI defaults to 10 */
     gmm_cov_type covariance_type;
@@ -110,6 +139,10 @@ typedef struct {
                                    0 means the default) */
     int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;
                                    0 means the default) */
+    gmm_tuning tuning;          /* all zero: the defaults */
+    gmm_gpu *gpu;               /* the GPU resources object to run on when the device choice
+                                   takes the GPU (the caller's, kept alive through the call);
+                                   NULL: the fit makes its own */
     gmm_progress_fn on_progress;
     gmm_notice_fn on_notice;
     void *user;
@@ -125,6 +158,23 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
 gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                    gmm_model *model);
 
+/* What a fit hands on besides the model: the final E-step under the returned parameters (as
+ * scikit-learn's fit does one, so that fit_predict agrees with fit + predict), run on the fit's
+ * own backend context: the data is not uploaded again and nothing is computed twice. */
+typedef struct {
+    int64_t n_samples;
+    int n_components;
+    double mean_log_likelihood; /* the training score (score) */
+    double *log_likelihood;     /* n_samples: log p(x_i) (score_samples) */
+    double *proba;              /* n_samples x K: the responsibilities (predict_proba) */
+    int *labels;                /* n_samples: the most likely component (predict) */
+} gmm_fit_scores;
+void gmm_fit_scores_free(gmm_fit_scores *scores); /* accepts a zeroed or freed one */
+
+/* gmm_fit, also filling scores (allocated here; free with gmm_fit_scores_free). */
+gmm_status gmm_fit_scored(const double *X, int64_t n_samples, int dim, const gmm_options *options,
+                          gmm_model *model, gmm_fit_scores *scores);
+
 /* As gmm_fit, but every initialisation starts from the given responsibilities (n_samples x K,
  * row-major) instead of options->init: a warm start, or a fixture shared with a reference. */
 gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
@@ -136,6 +186,12 @@ gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
 gmm_status gmm_score_samples(const gmm_model *model, const double *X, int64_t n_samples,
                              gmm_device device, double *log_likelihood, double *proba,
                              int *labels);
+
+/* gmm_score_samples on a GPU resources object of the caller's (gmm_device_open), so that a run
+ * scores on the same handles as it fits; gpu NULL is gmm_score_samples. */
+gmm_status gmm_score_samples_on(const gmm_model *model, const double *X, int64_t n_samples,
+                                gmm_device device, gmm_gpu *gpu, double *log_likelihood,
+                                double *proba, int *labels);
 
 /* Mean log-likelihood over the samples (scikit-learn's score). */
 gmm_status gmm_score(const gmm_model *model, const double *X, int64_t n_samples,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 #include "models/init_knn.h"
 
 #ifdef _OPENMP
@@ -252,7 +252,7 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, const gmm_
         return GMM_OK;
     case GMM_INIT_KNN:
         return gmm_init_knn(X, n_samples, dim, K, gmm_knn_neighbors(options),
-                            gmm_knn_sample_size(options), rng, resp, NULL);
+                            gmm_knn_sample_size(options), rng, options->gpu, resp, NULL);
     case GMM_INIT_RANDOM_FROM_DATA:
     case GMM_INIT_KMEANS_PP:
     case GMM_INIT_KMEANS:

@@ -13,7 +13,8 @@
  * knn every row is one-hot; for k-means++ and random_from_data only the K chosen samples have a 1
  * (in their own column), as scikit-learn does; for random each row is a random distribution.
  * kmeans uses options->kmeans_max_iter, knn options->knn_neighbors and knn_sample_size (0 means
- * the default, GMM_KNN_DEFAULT_NEIGHBORS and GMM_KNN_DEFAULT_SAMPLE). */
+ * the default, GMM_KNN_DEFAULT_NEIGHBORS and GMM_KNN_DEFAULT_SAMPLE) and runs its kNN search on
+ * options->gpu (on the CPU when it is NULL). */
 gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                          gmm_rng *rng, double *resp);
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/gpu_info.h"
 #include "kernels/knn.h"
 
 typedef struct {
@@ -33,8 +32,8 @@ static double sq_dist_f(const float *a, const float *b, int d)
 }
 
 gmm_status gmm_init_knn(const double *X, int64_t n_samples, int dim, int n_components,
-                        int n_neighbors, int64_t sample_size, gmm_rng *rng, double *resp,
-                        int64_t *seeds)
+                        int n_neighbors, int64_t sample_size, gmm_rng *rng, gmm_gpu *gpu,
+                        double *resp, int64_t *seeds)
 {
     gmm_status status = GMM_OK;
     int K = n_components, k = n_neighbors;
@@ -82,8 +81,8 @@ gmm_status gmm_init_knn(const double *X, int64_t n_samples, int dim, int n_compo
             Xs[(size_t)i * dim + j] = (float)X[(size_t)sample[i] * dim + j];
 
     /* 2. k + 1 neighbours: the point itself is among them (first, unless it has duplicates) */
-    if (gmm_gpu_count() > 0)
-        status = knn_cuda_host(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), 1,
+    if (gpu)
+        status = knn_cuda_host(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), gpu,
                                nn_index, nn_dist);
     else
         status = knn_cpu(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), nn_index,

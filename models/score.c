@@ -12,18 +12,25 @@ gmm_status gmm_score_samples(const gmm_model *model, const double *X, int64_t n_
                              gmm_device device, double *log_likelihood, double *proba,
                              int *labels)
 {
+    return gmm_score_samples_on(model, X, n_samples, device, NULL, log_likelihood, proba, labels);
+}
+
+gmm_status gmm_score_samples_on(const gmm_model *model, const double *X, int64_t n_samples,
+                                gmm_device device, gmm_gpu *gpu, double *log_likelihood,
+                                double *proba, int *labels)
+{
     gmm_status status = GMM_OK;
     const gmm_backend *be = NULL;
     gmm_backend_ctx *ctx = NULL;
     int K = model->n_components;
     double *log_resp = NULL, *loglik = NULL;
     if (n_samples < 1) return gmm_error(GMM_ERR_ARG, "no samples to score");
-    if ((status = gmm_backend_select(device, &be, NULL)) != GMM_OK) return status;
+    if ((status = gmm_backend_select(device, gpu, &be, NULL)) != GMM_OK) return status;
     if (!be->supports(model->covariance_type, GMM_PRECISION_FP64)) be = &gmm_backend_cpu;
     if ((proba || labels) && !(log_resp = malloc(sizeof(double) * (size_t)n_samples * K))) goto nomem;
     if (!log_likelihood && !(loglik = malloc(sizeof(double) * n_samples))) goto nomem;
     status = be->create(&ctx, X, n_samples, model->dim, K, model->covariance_type,
-                        GMM_PRECISION_FP64);
+                        GMM_PRECISION_FP64, NULL, gpu);
     if (status != GMM_OK) goto fail;
     if ((status = be->set_params(ctx, model)) != GMM_OK) goto fail;
     double mean;

@@ -165,7 +165,7 @@ START_TEST(test_separation)
     }
     double w[2] = {0.5, 0.5}, hist[2 * BINS];
     gmm_separation sep[2];
-    ck_assert_int_eq(gmm_separation_summary(X, N, D, lab, w, 2, 10, BINS, sep, hist), GMM_OK);
+    ck_assert_int_eq(gmm_separation_summary(X, N, D, lab, w, 2, 10, BINS, NULL, sep, hist), GMM_OK);
     for (int k = 0; k < 2; k++) {
         ck_assert_int_eq(sep[k].n_queries, 10);
         ck_assert_double_eq_tol(sep[k].mean_min, 0.0, 1e-6); /* each query finds itself */

@@ -16,13 +16,16 @@
 #include "models/rng.h"
 #include "tests/testutil.h"
 
+/* The backend tuning of the next create (the variants set fields and reset them). */
+static gmm_tuning g_tuning;
+
 static const gmm_cov_type TYPES[4] = {GMM_COV_FULL, GMM_COV_TIED, GMM_COV_DIAG,
                                       GMM_COV_SPHERICAL};
 
 static const gmm_backend *gpu(void)
 {
     const gmm_backend *be = NULL;
-    gmm_status st = gmm_backend_select(GMM_DEVICE_GPU, &be, NULL);
+    gmm_status st = gmm_backend_select(GMM_DEVICE_GPU, NULL, &be, NULL);
     ck_assert_msg(st == GMM_OK, "no GPU backend: %s", gmm_error_message(st));
     ck_assert_str_eq(be->name, "cuda");
     return be;
@@ -110,7 +113,7 @@ static void run_ops(const gmm_backend *be, const double *X, int64_t N, int d, in
     poison(r->after_resp.means, (size_t)K * d);
     poison(r->after_resp.weights, K);
 
-    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision));
+    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision, &g_tuning, NULL));
     CHECK_OK(be->set_params(ctx, params));
     CHECK_OK(be->e_step(ctx, &r->ll));
     CHECK_OK(be->get_estep(ctx, r->lpn, r->log_resp));
@@ -226,29 +229,29 @@ START_TEST(test_ops_vs_cpu)
 }
 END_TEST
 
-/* The covariance products' alternative paths (GMM_CUDA_COV) and one Cholesky per component
- * (GMM_CUDA_POTRF=loop) give the CPU's results too. */
+/* The covariance products' alternative paths (tuning.cov_product) and one Cholesky per component
+ * (tuning.cholesky_one_by_one) give the CPU's results too. */
 START_TEST(test_variants)
 {
     if (!tu_gpu_available()) return;
     static const shape sh[] = {{1237, 784, 2}, {1237, 7, 3}};
-    static const char *cov[] = {"syrk", "gemm"};
+    static const gmm_cov_product cov[] = {GMM_COV_PRODUCT_SYRK, GMM_COV_PRODUCT_GEMM};
     for (int v = 0; v < 2; v++) {
-        setenv("GMM_CUDA_COV", cov[v], 1);
+        g_tuning.cov_product = cov[v];
         for (size_t s = 0; s < 2; s++) {
             compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
             compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP32, 1e-4);
             compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_TF32, 2e-2);
         }
-        unsetenv("GMM_CUDA_COV");
+        g_tuning.cov_product = GMM_COV_PRODUCT_AUTO;
     }
-    setenv("GMM_CUDA_POTRF", "loop", 1);
+    g_tuning.cholesky_one_by_one = 1;
     compare_shape(&sh[0], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-    unsetenv("GMM_CUDA_POTRF");
+    g_tuning.cholesky_one_by_one = 0;
 }
 END_TEST
 
-/* Forced small chunks (GMM_CUDA_CHUNK_ROWS) give the unchunked results up to rounding. */
+/* Forced small chunks (tuning.chunk_rows) give the unchunked results up to rounding. */
 START_TEST(test_small_chunks)
 {
     if (!tu_gpu_available()) return;
@@ -262,11 +265,11 @@ START_TEST(test_small_chunks)
     gmm_model params = {0};
     random_model(&params, K, d, type, 79);
     op_results whole = {0}, chunked = {0};
-    unsetenv("GMM_CUDA_CHUNK_ROWS");
+    g_tuning.chunk_rows = 0;
     run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &whole);
-    setenv("GMM_CUDA_CHUNK_ROWS", "100", 1);
+    g_tuning.chunk_rows = 100;
     run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &chunked);
-    unsetenv("GMM_CUDA_CHUNK_ROWS");
+    g_tuning.chunk_rows = 0;
     char what[64] = "";
     double err = worst_error(&chunked, &whole, N, d, K, type, 0, what, sizeof what);
     printf("chunks of 100 rows vs whole, %s: worst relative error %.2e (%s)\n",
@@ -311,7 +314,7 @@ START_TEST(test_cholesky_failure)
     }
     const gmm_backend *be = gpu();
     gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, type, GMM_PRECISION_FP64));
+    CHECK_OK(be->create(&ctx, X, N, d, K, type, GMM_PRECISION_FP64, &g_tuning, NULL));
     CHECK_OK(be->set_resp(ctx, resp));
     gmm_error_clear();
     gmm_status st = be->m_step(ctx, 0.0, NULL);
@@ -370,7 +373,7 @@ static void clustered(int64_t N, int d, int K, double sep, double *X, double *re
 }
 
 /* The packed covariance products (rows with r_ik <= 1e-20 left out) against the CPU backend
- * and against the unpacked path (GMM_CUDA_NO_COMPACT=1), one chunk and chunks of 100 rows. */
+ * and against the unpacked path (tuning.no_compaction), one chunk and chunks of 100 rows. */
 START_TEST(test_compaction)
 {
     if (!tu_gpu_available()) return;
@@ -388,12 +391,12 @@ START_TEST(test_compaction)
             op_results c = {0}, g = {0}, g100 = {0}, old = {0};
             run_ops(&gmm_backend_cpu, X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &c);
             run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &g);
-            setenv("GMM_CUDA_CHUNK_ROWS", "100", 1);
+            g_tuning.chunk_rows = 100;
             run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &g100);
-            unsetenv("GMM_CUDA_CHUNK_ROWS");
-            setenv("GMM_CUDA_NO_COMPACT", "1", 1);
+            g_tuning.chunk_rows = 0;
+            g_tuning.no_compaction = 1;
             run_ops(gpu(), X, N, d, K, type, GMM_PRECISION_FP64, &params, resp, &old);
-            unsetenv("GMM_CUDA_NO_COMPACT");
+            g_tuning.no_compaction = 0;
             char w1[64] = "", w2[64] = "", w3[64] = "";
             double e1 = worst_error(&g, &c, N, d, K, type, 0, w1, sizeof w1);
             double e2 = worst_error(&g100, &c, N, d, K, type, 0, w2, sizeof w2);
@@ -470,7 +473,7 @@ static void compare_kmeans(const double *X, int64_t N, int d, int K, gmm_precisi
     memcpy(gc, cc, sizeof(double) * K * d);
     CHECK_OK(gmm_kmeans_lloyd(X, N, d, K, 300, cc, lc, &n_iter));
     gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision));
+    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
     poison(resp, (size_t)N * K);
     CHECK_OK(be->kmeans_lloyd(ctx, 300, gc, resp));
     be->destroy(ctx);
@@ -541,7 +544,7 @@ static int compare_kpp(const double *X, int64_t N, int d, int K, gmm_precision p
     int64_t *ic = malloc(sizeof(int64_t) * K), *ig = malloc(sizeof(int64_t) * K);
     CHECK_OK(gmm_kmeans_plusplus(X, N, d, K, &rc, ic));
     gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision));
+    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
     for (int k = 0; k < K; k++) ig[k] = -1;
     CHECK_OK(be->kmeans_plusplus(ctx, &rg, ig));
     be->destroy(ctx);

@@ -51,7 +51,7 @@ START_TEST(test_recovers_separated_clusters)
     blobs(X);
     gmm_rng rng;
     gmm_rng_seed(&rng, 1);
-    ck_assert_int_eq(gmm_init_knn(X, N_POINTS, DIM, N_CLUSTERS, 10, 60000, &rng, resp, seeds), GMM_OK);
+    ck_assert_int_eq(gmm_init_knn(X, N_POINTS, DIM, N_CLUSTERS, 10, 60000, &rng, NULL, resp, seeds), GMM_OK);
     check_recovered(resp, N_CLUSTERS);
     int seen[N_CLUSTERS] = {0};
     for (int k = 0; k < N_CLUSTERS; k++) seen[seeds[k] / PER_CLUSTER]++;
@@ -68,7 +68,7 @@ START_TEST(test_from_a_sample)
     blobs(X);
     gmm_rng rng;
     gmm_rng_seed(&rng, 7);
-    ck_assert_int_eq(gmm_init_knn(X, N_POINTS, DIM, N_CLUSTERS, 8, 200, &rng, resp, seeds), GMM_OK);
+    ck_assert_int_eq(gmm_init_knn(X, N_POINTS, DIM, N_CLUSTERS, 8, 200, &rng, NULL, resp, seeds), GMM_OK);
     check_recovered(resp, N_CLUSTERS);
     for (int k = 0; k < N_CLUSTERS; k++) ck_assert(seeds[k] >= 0 && seeds[k] < N_POINTS);
     free(X);
@@ -112,7 +112,7 @@ static int fit_matches_direct(const double *X, const gmm_options *o, int n_neigh
     double *resp = malloc(sizeof(double) * N_FLAT * K_FLAT);
     gmm_rng rng;
     gmm_rng_seed(&rng, o->seed);
-    ck_assert_int_eq(gmm_init_knn(X, N_FLAT, 2, K_FLAT, n_neighbors, sample_size, &rng, resp, NULL),
+    ck_assert_int_eq(gmm_init_knn(X, N_FLAT, 2, K_FLAT, n_neighbors, sample_size, &rng, NULL, resp, NULL),
                      GMM_OK);
     gmm_model fitted = {0}, direct = {0};
     ck_assert_int_eq(gmm_fit(X, N_FLAT, 2, o, &fitted), GMM_OK);
@@ -191,11 +191,11 @@ START_TEST(test_bad_arguments)
     gmm_rng rng;
     gmm_rng_seed(&rng, 0);
     /* k + 1 neighbours need more points than the sample has */
-    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 2, 10, 100, &rng, resp, NULL), GMM_ERR_ARG);
-    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 11, 3, 100, &rng, resp, NULL), GMM_ERR_ARG);
-    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 2, 0, 100, &rng, resp, NULL), GMM_ERR_ARG);
+    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 2, 10, 100, &rng, NULL, resp, NULL), GMM_ERR_ARG);
+    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 11, 3, 100, &rng, NULL, resp, NULL), GMM_ERR_ARG);
+    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 2, 0, 100, &rng, NULL, resp, NULL), GMM_ERR_ARG);
     /* identical points: every distance is 0, the init still returns one-hot rows */
-    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 2, 3, 100, &rng, resp, NULL), GMM_OK);
+    ck_assert_int_eq(gmm_init_knn(X, 10, 2, 2, 3, 100, &rng, NULL, resp, NULL), GMM_OK);
     for (int i = 0; i < 10; i++) ck_assert_double_eq(resp[2 * i] + resp[2 * i + 1], 1.0);
 }
 END_TEST

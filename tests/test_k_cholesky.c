@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/bench_gpu.h"
+#include "bench/bench_gpu.h"
 #include "linalg/cholesky.h"
 #include "tests/testutil.h"
 
@@ -136,7 +136,7 @@ static void not_spd_case(int gpu, int which)
             const char *who;
             if (gpu) {
                 ck_assert_int_eq(bench_gpu_upload(d_A, base, sizeof(double) * dd * nb), GMM_OK);
-                st = v ? cholesky_cusolver(d_A, dim, nb, orders, NULL)
+                st = v ? cholesky_cusolver(d_A, dim, nb, orders, bench_gpu_resources())
                        : cholesky_cuda(d_A, dim, nb, orders, NULL);
                 ck_assert_int_eq(bench_gpu_download(base, d_A, sizeof(double) * dd * nb), GMM_OK);
                 who = v ? "cholesky_cusolver" : "cholesky_cuda";
@@ -184,7 +184,7 @@ static void gpu_case(int dim, int batch, uint64_t seed)
     for (int lib = 0; lib < 2; lib++) {
         ck_assert_int_eq(bench_gpu_upload(d_A, A, sizeof(double) * n), GMM_OK);
         int orders[16];
-        gmm_status st = lib ? cholesky_cusolver(d_A, dim, batch, orders, NULL)
+        gmm_status st = lib ? cholesky_cusolver(d_A, dim, batch, orders, bench_gpu_resources())
                             : cholesky_cuda(d_A, dim, batch, orders, NULL);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         for (size_t k = 0; k < n; k++) out[k] = TU_POISON_F64;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels/bench_gpu.h"
+#include "bench/bench_gpu.h"
 #include "kernels/covariance.h"
 #include "tests/testutil.h"
 
@@ -101,7 +101,7 @@ START_TEST(gpu_matches_cpu)
     for (int lib = 0; lib < 2; lib++) {
         poison(out, m);
         ck_assert_int_eq(bench_gpu_upload(d_C, out, sizeof(double) * m), GMM_OK);
-        gmm_status st = lib ? covariance_cublas(d_X, s->n, s->d, d_C, NULL)
+        gmm_status st = lib ? covariance_cublas(d_X, s->n, s->d, d_C, bench_gpu_resources())
                             : covariance_cuda(d_X, s->n, s->d, d_C, NULL);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         ck_assert_int_eq(bench_gpu_download(out, d_C, sizeof(double) * m), GMM_OK);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_gpu.h"
 #include "kernels/knn.h"
 #include "tests/testutil.h"
 
@@ -101,7 +102,7 @@ static void run_case(knn_case c, uint64_t seed, int gpu)
             idx[i] = -7;
             dist[i] = NAN;
         }
-        gmm_status st = gpu ? knn_cuda_host(q, c.m, r, c.n, c.dim, c.k, path, idx, dist)
+        gmm_status st = gpu ? knn_cuda_host(q, c.m, r, c.n, c.dim, c.k, path ? bench_gpu_resources() : NULL, idx, dist)
                             : knn_cpu(q, c.m, r, c.n, c.dim, c.k, idx, dist);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         check_knn(q, c.m, r, c.n, c.dim, c.k, idx, dist, ref_dist, path == 1 ? 2e-3 : 1e-5);
@@ -135,7 +136,7 @@ static void run_ties(int gpu)
     knn_naive(q, m, r, n, dim, k, ref_idx, ref_dist);
     for (int path = 0; path < (gpu ? 2 : 1); path++) {
         memset(idx, 0xFF, sizeof(int32_t) * m * k);
-        gmm_status st = gpu ? knn_cuda_host(q, m, r, n, dim, k, path, idx, dist)
+        gmm_status st = gpu ? knn_cuda_host(q, m, r, n, dim, k, path ? bench_gpu_resources() : NULL, idx, dist)
                             : knn_cpu(q, m, r, n, dim, k, idx, dist);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         for (size_t i = 0; i < m * k; i++) {
@@ -194,14 +195,14 @@ START_TEST(test_gpu_self)
     int32_t *idx = malloc(sizeof(int32_t) * n * k);
     tu_fill_uniform_f(x, n * dim, 0.0f, 1.0f, 5);
     for (int path = 0; path < 2; path++) {
-        ck_assert_int_eq(knn_cuda_host(x, n, x, n, dim, k, path, idx, dist), GMM_OK);
+        ck_assert_int_eq(knn_cuda_host(x, n, x, n, dim, k, path ? bench_gpu_resources() : NULL, idx, dist), GMM_OK);
         for (size_t i = 0; i < n; i++) {
             ck_assert_int_eq(idx[i * k], (int32_t)i);
             ck_assert_float_le(dist[i * k], path ? 1e-2f : 0.0f);
             ck_assert_float_ge(dist[i * k], 0.0f);
         }
     }
-    ck_assert_int_eq(knn_cuda_host(x, n, x, n, dim, KNN_CUDA_MAX_K + 1, 0, idx, dist), GMM_ERR_ARG);
+    ck_assert_int_eq(knn_cuda_host(x, n, x, n, dim, KNN_CUDA_MAX_K + 1, NULL, idx, dist), GMM_ERR_ARG);
     free(x), free(dist), free(idx);
 }
 END_TEST

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels/bench_gpu.h"
+#include "bench/bench_gpu.h"
 #include "kernels/matvec.h"
 #include "tests/testutil.h"
 
@@ -49,7 +49,7 @@ static void check_f64(const shape *s, uint64_t seed, int gpu)
         gmm_status st;
         if (gpu) {
             ck_assert_int_eq(bench_gpu_upload(d_y, y, sizeof(double) * s->rows), GMM_OK);
-            st = v ? matvec_f64_cublas(d_A, s->rows, s->cols, d_x, d_y, NULL)
+            st = v ? matvec_f64_cublas(d_A, s->rows, s->cols, d_x, d_y, bench_gpu_resources())
                    : matvec_f64_cuda(d_A, s->rows, s->cols, d_x, d_y, NULL);
             ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
             ck_assert_int_eq(bench_gpu_download(y, d_y, sizeof(double) * s->rows), GMM_OK);
@@ -92,7 +92,7 @@ static void check_f32(const shape *s, uint64_t seed, int gpu)
         gmm_status st;
         if (gpu) {
             ck_assert_int_eq(bench_gpu_upload(d_y, y, sizeof(float) * s->rows), GMM_OK);
-            st = v ? matvec_f32_cublas(d_A, s->rows, s->cols, d_x, d_y, NULL)
+            st = v ? matvec_f32_cublas(d_A, s->rows, s->cols, d_x, d_y, bench_gpu_resources())
                    : matvec_f32_cuda(d_A, s->rows, s->cols, d_x, d_y, NULL);
             ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
             ck_assert_int_eq(bench_gpu_download(y, d_y, sizeof(float) * s->rows), GMM_OK);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/bench_gpu.h"
+#include "bench/bench_gpu.h"
 #include "linalg/trsm.h"
 #include "tests/testutil.h"
 
@@ -81,7 +81,7 @@ static void gpu_case(int dim, size_t nrhs, uint64_t seed)
     ck_assert_int_eq(bench_gpu_upload(d_L, L, sizeof(double) * dim * dim), GMM_OK);
     for (int lib = 0; lib < 2; lib++) {
         ck_assert_int_eq(bench_gpu_upload(d_B, B, sizeof(double) * nb), GMM_OK);
-        gmm_status st = lib ? trsm_cublas(d_L, dim, d_B, nrhs, NULL) : trsm_cuda(d_L, dim, d_B, nrhs, NULL);
+        gmm_status st = lib ? trsm_cublas(d_L, dim, d_B, nrhs, bench_gpu_resources()) : trsm_cuda(d_L, dim, d_B, nrhs, NULL);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         for (size_t k = 0; k < nb; k++) out[k] = TU_POISON_F64;
         ck_assert_int_eq(bench_gpu_download(out, d_B, sizeof(double) * nb), GMM_OK);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels/bench_gpu.h"
+#include "bench/bench_gpu.h"
 #include "kernels/wcov.h"
 #include "tests/testutil.h"
 
@@ -123,7 +123,7 @@ static void gpu_case(const shape *s, uint64_t seed, int negative)
     for (int lib = 0; lib < (negative ? 1 : 2); lib++) {
         poison(out, m);
         ck_assert_int_eq(bench_gpu_upload(d_C, out, sizeof(double) * m), GMM_OK);
-        gmm_status st = lib ? wcov_cublas(d_X, s->n, s->d, d_w, s->stride, d_mu, d_C, NULL)
+        gmm_status st = lib ? wcov_cublas(d_X, s->n, s->d, d_w, s->stride, d_mu, d_C, bench_gpu_resources())
                             : wcov_cuda(d_X, s->n, s->d, d_w, s->stride, d_mu, d_C, NULL);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         ck_assert_int_eq(bench_gpu_download(out, d_C, sizeof(double) * m), GMM_OK);

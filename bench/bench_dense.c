@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/bench_ops.h"
-#include "kernels/bench_gpu.h"
+#include "bench/bench_ops.h"
+#include "bench/bench_gpu.h"
 #include "kernels/covariance.h"
 #include "kernels/matmul.h"
 #include "kernels/matvec.h"
@@ -55,7 +55,7 @@ static gmm_status mm_cuda(void *p)
 static gmm_status mm_lib(void *p)
 {
     mm_ctx *c = p;
-    return matmul_cublas(c->d_R, c->d_X, c->n, c->k, c->d, c->d_C, NULL);
+    return matmul_cublas(c->d_R, c->d_X, c->n, c->k, c->d, c->d_C, bench_gpu_resources());
 }
 
 int bench_matmul(const bench_config *config, bench_row *row)
@@ -128,7 +128,7 @@ static gmm_status cov_cuda(void *p)
 static gmm_status cov_lib(void *p)
 {
     cov_ctx *c = p;
-    return covariance_cublas(c->d_X, c->n, c->d, c->d_C, NULL);
+    return covariance_cublas(c->d_X, c->n, c->d, c->d_C, bench_gpu_resources());
 }
 static gmm_status wcov_cpu_w(void *p)
 {
@@ -143,7 +143,7 @@ static gmm_status wcov_cuda_w(void *p)
 static gmm_status wcov_lib_w(void *p)
 {
     cov_ctx *c = p;
-    return wcov_cublas(c->d_X, c->n, c->d, c->d_w, 1, c->d_mu, c->d_C, NULL);
+    return wcov_cublas(c->d_X, c->n, c->d, c->d_w, 1, c->d_mu, c->d_C, bench_gpu_resources());
 }
 
 static int bench_cov_common(const bench_config *config, bench_row *row, int weighted)
@@ -253,7 +253,7 @@ static gmm_status chol_cuda(void *p)
 static gmm_status chol_lib(void *p)
 {
     chol_ctx *c = p;
-    return cholesky_cusolver(c->d_A, c->d, c->batch, NULL, NULL);
+    return cholesky_cusolver(c->d_A, c->d, c->batch, NULL, bench_gpu_resources());
 }
 
 static int bench_chol_common(const bench_config *config, bench_row *row, int dim, int batch,
@@ -347,7 +347,7 @@ static gmm_status trsm_cuda_w(void *p)
 static gmm_status trsm_lib_w(void *p)
 {
     trsm_ctx *c = p;
-    return trsm_cublas(c->d_L, c->d, c->d_B, c->nrhs, NULL);
+    return trsm_cublas(c->d_L, c->d, c->d_B, c->nrhs, bench_gpu_resources());
 }
 
 int bench_trsm(const bench_config *config, bench_row *row)
@@ -431,8 +431,8 @@ static gmm_status mv_cuda(void *p)
 static gmm_status mv_lib(void *p)
 {
     mv_ctx *c = p;
-    return c->f64 ? matvec_f64_cublas(c->d_A, c->m, c->n, c->d_x, c->d_y, NULL)
-                  : matvec_f32_cublas(c->d_A, c->m, c->n, c->d_x, c->d_y, NULL);
+    return c->f64 ? matvec_f64_cublas(c->d_A, c->m, c->n, c->d_x, c->d_y, bench_gpu_resources())
+                  : matvec_f32_cublas(c->d_A, c->m, c->n, c->d_x, c->d_y, bench_gpu_resources());
 }
 
 static int bench_mv_common(const bench_config *config, bench_row *row, int f64)

@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/bench_ops.h"
+#include "bench/bench_gpu.h"
+#include "bench/bench_ops.h"
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
-#include "linalg/blas_cuda.h"
 #include "models/backend.h"
 #include "models/gmm.h"
 
@@ -44,7 +44,7 @@ static uint64_t mix64(uint64_t x)
 }
 
 static void time_em(const double *X, int64_t N, int d, int K, gmm_cov_type type,
-                    gmm_precision precision, int iters, em_timing *t)
+                    gmm_precision precision, const gmm_tuning *tuning, int iters, em_timing *t)
 {
     const gmm_backend *be = NULL;
     gmm_backend_ctx *ctx = NULL;
@@ -53,7 +53,7 @@ static void time_em(const double *X, int64_t N, int d, int K, gmm_cov_type type,
     gmm_mstep_report rep = {.nk = NULL};
     gmm_status st;
     memset(t, 0, sizeof *t);
-    if ((st = gmm_backend_select(GMM_DEVICE_GPU, &be, NULL)) != GMM_OK) goto fail;
+    if ((st = gmm_backend_select(GMM_DEVICE_GPU, NULL, &be, NULL)) != GMM_OK) goto fail;
     gmm_gpu_describe(NULL, 0, &free0, &total);
     resp = calloc((size_t)N * K, sizeof(double));
     nk = malloc(sizeof(double) * K);
@@ -67,7 +67,7 @@ static void time_em(const double *X, int64_t N, int d, int K, gmm_cov_type type,
     rep.nk = nk;
     /* a random hard assignment: every component gets about N/K samples */
     for (int64_t i = 0; i < N; i++) resp[i * K + (int)(mix64((uint64_t)i) % (uint64_t)K)] = 1.0;
-    if ((st = be->create(&ctx, X, N, d, K, type, precision)) != GMM_OK) goto fail;
+    if ((st = be->create(&ctx, X, N, d, K, type, precision, tuning, NULL)) != GMM_OK) goto fail;
     if ((st = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
     if ((st = be->m_step(ctx, 1e-6, &rep)) != GMM_OK) goto fail;
     for (int it = -2; it < iters; it++) {
@@ -103,7 +103,7 @@ done:
 static double gemm_tflops(int precision, int m, int n, int k, double *ms_out)
 {
     double ms = -1;
-    if (la_cuda_gemm_benchmark(precision, m, n, k, 5, &ms) != GMM_OK || ms <= 0) return -1;
+    if (bench_gpu_gemm(precision, m, n, k, 5, &ms) != GMM_OK || ms <= 0) return -1;
     if (ms_out) *ms_out = ms;
     return 2.0 * m * n * (double)k / (ms * 1e-3) / 1e12;
 }
@@ -222,25 +222,24 @@ int bench_em(int argc, char **argv)
         if (type != GMM_COV_FULL) flops = 0;
         struct {
             gmm_precision p;
-            const char *env, *val, *label;
+            gmm_tuning tuning;
+            const char *label;
         } runs[] = {
-            {GMM_PRECISION_FP64, NULL, NULL, "fp64"},
-            {GMM_PRECISION_TF32, NULL, NULL, "tf32"},
-            {GMM_PRECISION_FP32, NULL, NULL, "fp32"},
-            {GMM_PRECISION_FP64, "GMM_CUDA_NO_COMPACT", "1", "fp64 no compaction"},
-            {GMM_PRECISION_TF32, "GMM_CUDA_NO_COMPACT", "1", "tf32 no compaction"},
-            {GMM_PRECISION_FP64, "GMM_CUDA_ESTEP", "kgemm", "fp64 E K GEMMs"},
-            {GMM_PRECISION_FP64, "GMM_CUDA_POTRF", "loop", "fp64 potrf loop"},
-            {GMM_PRECISION_FP64, "GMM_CUDA_COV", "syrk", "fp64 cov SYRK"},
-            {GMM_PRECISION_FP64, "GMM_CUDA_COV", "gemm", "fp64 cov full GEMM"},
-            {GMM_PRECISION_TF32, "GMM_CUDA_COV", "gemm", "tf32 cov full GEMM"},
+            {GMM_PRECISION_FP64, {0}, "fp64"},
+            {GMM_PRECISION_TF32, {0}, "tf32"},
+            {GMM_PRECISION_FP32, {0}, "fp32"},
+            {GMM_PRECISION_FP64, {.no_compaction = 1}, "fp64 no compaction"},
+            {GMM_PRECISION_TF32, {.no_compaction = 1}, "tf32 no compaction"},
+            {GMM_PRECISION_FP64, {.estep_per_component = 1}, "fp64 E K GEMMs"},
+            {GMM_PRECISION_FP64, {.cholesky_one_by_one = 1}, "fp64 potrf loop"},
+            {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_SYRK}, "fp64 cov SYRK"},
+            {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_GEMM}, "fp64 cov full GEMM"},
+            {GMM_PRECISION_TF32, {.cov_product = GMM_COV_PRODUCT_GEMM}, "tf32 cov full GEMM"},
         };
         int n_runs = variants ? 10 : 5;
         for (int r = 0; r < n_runs && n_rows < 64; r++) {
-            if (runs[r].env) setenv(runs[r].env, runs[r].val, 1);
             em_timing t;
-            time_em(X, N, d, K, type, runs[r].p, iters, &t);
-            if (runs[r].env) unsetenv(runs[r].env);
+            time_em(X, N, d, K, type, runs[r].p, &runs[r].tuning, iters, &t);
             double ceiling = runs[r].p == GMM_PRECISION_FP64   ? ceil64
                              : runs[r].p == GMM_PRECISION_TF32 ? ceiltf
                                                                : ceil32;

@@ -1,4 +1,4 @@
-/* GPU helpers for gmm-bench and the GPU test suites (app/ and tests/ are compiled by gcc, so
+/* GPU helpers for gmm-bench and the GPU test suites (bench/ and tests/ are compiled by gcc, so
  * everything that needs the CUDA runtime lives here): device buffers, copies, timing a piece of GPU work with CUDA events, and the
  * ceilings measured in the same run (cuBLAS DGEMM, SGEMM and TF32 GEMM of 8192^3, and a 1 GiB
  * device-to-device copy). Without CUDA every function reports GMM_ERR_NO_DEVICE. */
@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +16,10 @@ extern "C" {
 
 /* One run of the work being timed: launches on the default stream, returns its status. */
 typedef gmm_status (*bench_gpu_work)(void *ctx);
+
+/* The process's GPU resources object for the library paths that gmm-bench times and the GPU
+ * tests check (created on first use, kept for the process; NULL when none can be created). */
+gmm_gpu *bench_gpu_resources(void);
 
 gmm_status bench_gpu_alloc(void **d_ptr, size_t bytes);
 void bench_gpu_free(void *d_ptr); /* accepts NULL */
@@ -29,6 +34,10 @@ gmm_status bench_gpu_sync(void);
  * the work overwrites. */
 gmm_status bench_gpu_time(bench_gpu_work work, bench_gpu_work before, void *ctx, int warmup,
                           int repeats, double *times_ms);
+
+/* Times C = A B (m x k by k x n, precision 0 = fp64, 1 = fp32, 2 = tf32) through the resources
+ * object on fresh device matrices: the median of `repeats` runs after a warm-up, in ms. */
+gmm_status bench_gpu_gemm(int precision, int m, int n, int k, int repeats, double *median_ms);
 
 /* The ceilings: TFLOP/s of 8192^3 cuBLAS DGEMM, SGEMM (no TF32) and TF32 GEMM (scaled down by
  * `scale` for quick runs) and TB/s (bytes read + written) of a 1 GiB device copy. */

@@ -1,7 +1,7 @@
 /* gmm-bench's shared pieces: one row of the results table per operation, timing helpers and
  * the ceilings (a large cuBLAS GEMM and a large device-to-device copy) measured in the same run.
  * Each operation's experiment is a function `int bench_<op>(const bench_config *, bench_row *)`
- * in app/bench_<group>.c, listed in the table of app/gmm_bench.c. */
+ * in bench/bench_<group>.c, listed in the table of bench/gmm_bench.c. */
 #ifndef GMM_BENCH_H
 #define GMM_BENCH_H
 

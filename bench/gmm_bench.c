@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/bench_ops.h"
-#include "kernels/bench_gpu.h"
+#include "bench/bench_ops.h"
+#include "bench/bench_gpu.h"
 #include "kernels/gpu_info.h"
 
 typedef struct {

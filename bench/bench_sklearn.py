@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Times EM iterations of scikit-learn's GaussianMixture on MNIST-format data, for the
-comparison printed by app/bench_cpu_vs_sklearn.sh.
+comparison printed by bench/bench_cpu_vs_sklearn.sh.
 
 usage: bench_sklearn.py DATA_DIR [--k 10] [--covariance full] [--reg-covar 1e-2] [--iters 3]
        [--limit N]

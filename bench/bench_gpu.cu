@@ -1,10 +1,18 @@
 /* GPU helpers for gmm-bench (see bench_gpu.h). */
-#include "kernels/bench_gpu.h"
+#include "bench/bench_gpu.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "kernels/dense_lib.cuh"
+#include "kernels/cuda_check.h"
+#include "kernels/gpu.h"
+
+extern "C" gmm_gpu *bench_gpu_resources(void)
+{
+    static gmm_gpu *gpu = nullptr;
+    if (!gpu && gmm_gpu_create(&gpu) != GMM_OK) gpu = nullptr;
+    return gpu;
+}
 
 extern "C" gmm_status bench_gpu_alloc(void **d_ptr, size_t bytes)
 {
@@ -103,27 +111,25 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* kind 0: DGEMM, 1: SGEMM, 2: TF32 GEMM (gpu's math mode set by the caller), 3: device copy */
 gmm_status time_events(cudaStream_t s, int repeats, std::vector<double> &ms, int kind,
-                       cublasHandle_t h, int n, void *A, void *B, void *C, size_t copy_bytes)
+                       gmm_gpu *gpu, int n, void *A, void *B, void *C, size_t copy_bytes)
 {
     gmm_status status = GMM_OK;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
-    const double d1 = 1.0, d0 = 0.0;
-    const float f1 = 1.0f, f0 = 0.0f;
     GMM_CUDA_CHECK(cudaEventCreate(&e0));
     GMM_CUDA_CHECK(cudaEventCreate(&e1));
     for (int i = -2; i < repeats; i++) { /* two warm-up runs */
         GMM_CUDA_CHECK(cudaEventRecord(e0, s));
         if (kind == 0)
-            GMM_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &d1, (double *)A, n,
-                                         (double *)B, n, &d0, (double *)C, n));
+            status = gmm_gpu_dgemm(gpu, false, false, n, n, n, 1.0, (const double *)A, n,
+                                   (const double *)B, n, 0.0, (double *)C, n);
         else if (kind == 1 || kind == 2)
-            GMM_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &f1, A, CUDA_R_32F, n,
-                                          B, CUDA_R_32F, n, &f0, C, CUDA_R_32F, n,
-                                          kind == 1 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32,
-                                          CUBLAS_GEMM_DEFAULT));
+            status = gmm_gpu_sgemm(gpu, false, false, n, n, n, 1.0f, (const float *)A, n,
+                                   (const float *)B, n, 0.0f, (float *)C, n);
         else
             GMM_CUDA_CHECK(cudaMemcpyAsync(B, A, copy_bytes, cudaMemcpyDeviceToDevice, s));
+        if (status != GMM_OK) goto fail;
         GMM_CUDA_CHECK(cudaEventRecord(e1, s));
         GMM_CUDA_CHECK(cudaEventSynchronize(e1));
         float t = 0;
@@ -142,7 +148,7 @@ extern "C" gmm_status bench_gpu_ceilings(double scale, double *fp64_tflops, doub
                                          double *tf32_tflops, double *copy_tbps)
 {
     gmm_status status = GMM_OK;
-    cublasHandle_t h;
+    gmm_gpu *h = nullptr;
     void *A = nullptr, *B = nullptr, *C = nullptr;
     std::vector<double> ms;
     int n = 8192;
@@ -151,7 +157,7 @@ extern "C" gmm_status bench_gpu_ceilings(double scale, double *fp64_tflops, doub
     const size_t bytes = std::max((size_t)n * n * sizeof(double), copy_bytes);
     const double flop = 2.0 * n * (double)n * n;
     *fp64_tflops = *fp32_tflops = *tf32_tflops = *copy_tbps = 0;
-    if ((status = dense_cublas_handle(0, &h)) != GMM_OK) return status;
+    if ((status = gmm_gpu_create(&h)) != GMM_OK) return status;
     GMM_CUDA_CHECK(cudaMalloc(&A, bytes));
     GMM_CUDA_CHECK(cudaMalloc(&B, bytes));
     GMM_CUDA_CHECK(cudaMalloc(&C, (size_t)n * n * sizeof(double)));
@@ -169,6 +175,7 @@ extern "C" gmm_status bench_gpu_ceilings(double scale, double *fp64_tflops, doub
     if ((status = time_events(0, 5, ms, 1, h, n, A, B, C, 0)) != GMM_OK) goto fail;
     *fp32_tflops = flop / (median(ms) * 1e-3) / 1e12;
     ms.clear();
+    if ((status = gmm_gpu_set_tf32(h, true)) != GMM_OK) goto fail;
     if ((status = time_events(0, 5, ms, 2, h, n, A, B, C, 0)) != GMM_OK) goto fail;
     *tf32_tflops = flop / (median(ms) * 1e-3) / 1e12;
     ms.clear();
@@ -178,5 +185,74 @@ fail:
     if (A) cudaFree(A);
     if (B) cudaFree(B);
     if (C) cudaFree(C);
+    gmm_gpu_destroy(h);
+    return status;
+}
+
+template <typename T>
+__global__ void fill_pattern(T *x, size_t n, unsigned seed)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned v = (unsigned)(i * 2654435761u) ^ seed;
+        v ^= v >> 13;
+        v *= 0x5bd1e995u;
+        v ^= v >> 15;
+        x[i] = (T)((v & 0xffff) / 65536.0 - 0.5);
+    }
+}
+
+extern "C" gmm_status bench_gpu_gemm(int precision, int m, int n, int k, int repeats,
+                                             double *median_ms)
+{
+    gmm_status status = GMM_OK;
+    gmm_gpu *h = NULL;
+    void *A = NULL, *B = NULL, *C = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    size_t es = precision == 0 ? sizeof(double) : sizeof(float);
+    std::vector<double> times;
+    if (repeats < 1) repeats = 1;
+    if ((status = gmm_gpu_create(&h)) != GMM_OK) return status;
+    if ((status = gmm_gpu_set_tf32(h, precision == 2)) != GMM_OK) goto fail;
+    GMM_CUDA_CHECK(cudaMalloc(&A, es * (size_t)m * k));
+    GMM_CUDA_CHECK(cudaMalloc(&B, es * (size_t)k * n));
+    GMM_CUDA_CHECK(cudaMalloc(&C, es * (size_t)m * n));
+    if (precision == 0) {
+        fill_pattern<<<1024, 256>>>((double *)A, (size_t)m * k, 1u);
+        GMM_LAUNCH_CHECK("fill_pattern");
+        fill_pattern<<<1024, 256>>>((double *)B, (size_t)k * n, 2u);
+        GMM_LAUNCH_CHECK("fill_pattern");
+    } else {
+        fill_pattern<<<1024, 256>>>((float *)A, (size_t)m * k, 1u);
+        GMM_LAUNCH_CHECK("fill_pattern");
+        fill_pattern<<<1024, 256>>>((float *)B, (size_t)k * n, 2u);
+        GMM_LAUNCH_CHECK("fill_pattern");
+    }
+    GMM_CUDA_CHECK(cudaEventCreate(&e0));
+    GMM_CUDA_CHECK(cudaEventCreate(&e1));
+    for (int r = -2; r < repeats; r++) {
+        GMM_CUDA_CHECK(cudaEventRecord(e0, 0));
+        if (precision == 0)
+            status = gmm_gpu_dgemm(h, false, false, m, n, k, 1.0, (double *)A, k, (double *)B, n,
+                                   0.0, (double *)C, n);
+        else
+            status = gmm_gpu_sgemm(h, false, false, m, n, k, 1.0f, (float *)A, k, (float *)B, n,
+                                   0.0f, (float *)C, n);
+        if (status != GMM_OK) goto fail;
+        GMM_CUDA_CHECK(cudaEventRecord(e1, 0));
+        GMM_CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        GMM_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0) times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    *median_ms = times[times.size() / 2];
+fail:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    gmm_gpu_destroy(h);
     return status;
 }

@@ -1,5 +1,5 @@
 /* OpenBLAS/LAPACKE wrappers for row-major float64 matrices (see blas_cpu.h). */
-#include "linalg/blas_cpu.h"
+#include "kernels/blas_cpu.h"
 
 #include <cblas.h>
 #include <lapacke.h>

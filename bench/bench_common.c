@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "app/bench_ops.h"
-#include "kernels/bench_gpu.h"
+#include "bench/bench_ops.h"
+#include "bench/bench_gpu.h"
 #include "kernels/gpu_info.h"
 
 double bench_now_ms(void)

@@ -1,5 +1,5 @@
 /* The experiments gmm-bench runs, one function per operation (see bench.h for the row they fill),
- * and the helpers they share (app/bench_common.c). Each bench_<op> returns 0 when it ran and its
+ * and the helpers they share (bench/bench_common.c). Each bench_<op> returns 0 when it ran and its
  * results matched, a negative value when it could not run (not implemented, no GPU for the only
  * version it has), and a positive value when it failed (an error, or results out of bounds). */
 #ifndef GMM_BENCH_OPS_H
@@ -7,10 +7,10 @@
 
 #include <stddef.h>
 
-#include "app/bench.h"
+#include "bench/bench.h"
 #include "kernels/gmm_status.h"
 
-/* app/bench_dense.c: the dense float64 operations and the matrix-vector product. */
+/* bench/bench_dense.c: the dense float64 operations and the matrix-vector product. */
 int bench_matmul(const bench_config *config, bench_row *row);
 int bench_covariance(const bench_config *config, bench_row *row);
 int bench_wcov(const bench_config *config, bench_row *row);
@@ -20,18 +20,18 @@ int bench_trsm(const bench_config *config, bench_row *row);
 int bench_matvec(const bench_config *config, bench_row *row);     /* float32 */
 int bench_matvec_f64(const bench_config *config, bench_row *row);
 
-/* app/bench_data.c: the data-parallel operations. */
+/* bench/bench_data.c: the data-parallel operations. */
 int bench_knn(const bench_config *config, bench_row *row);
 int bench_histogram(const bench_config *config, bench_row *row);
 int bench_entropy(const bench_config *config, bench_row *row);
 int bench_transpose(const bench_config *config, bench_row *row);
 int bench_conv2d(const bench_config *config, bench_row *row);
 
-/* app/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
+/* bench/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
  * (argv[0] = "em") and returns the process exit code. */
 int bench_em(int argc, char **argv);
 
-/* ---- shared helpers (app/bench_common.c) ---- */
+/* ---- shared helpers (bench/bench_common.c) ---- */
 
 /* A row with every time unset (-1) and the op name filled in. */
 void bench_row_init(bench_row *row, const char *op);
@@ -45,7 +45,7 @@ int bench_cpu_repeats(const bench_config *config);
 typedef gmm_status (*bench_host_work)(void *ctx);
 double bench_time_host(bench_host_work fn, bench_host_work before, void *ctx, int warmup,
                        int repeats);
-/* Median milliseconds of a GPU work function (kernels/bench_gpu.h), or -1 on failure (the error
+/* Median milliseconds of a GPU work function (bench/bench_gpu.h), or -1 on failure (the error
  * detail is left in gmm_error_message). */
 typedef gmm_status (*bench_device_work)(void *ctx);
 double bench_time_device(const bench_config *config, bench_device_work fn,

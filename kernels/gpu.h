@@ -1,0 +1,97 @@
+/* The GPU resources object: one cuBLAS and one cuSOLVER handle, the stream they run on, lanes
+ * (handles on streams of their own for independent products), a growing device workspace and
+ * the math mode (TF32 or not). One is created per fit (or per scoring, test, benchmark) and
+ * passed down to every operation that needs a vendor library; nothing else creates a handle.
+ *
+ * This file (with gpu.cu) is also the one place where our ROW-MAJOR convention meets the
+ * column-major cuBLAS/cuSOLVER interfaces: every vendor call of the project is one of the
+ * row-major wrappers below. All matrices are row-major device arrays with an explicit leading
+ * dimension, exactly as in kernels/blas_cpu.h (the CPU side of the same switch). Calls are
+ * asynchronous on the object's stream and return a gmm_status naming the failed call.
+ * Without CUDA (gpu_nocuda.c) gmm_gpu_create returns GMM_ERR_NO_DEVICE. */
+#ifndef GMM_GPU_H
+#define GMM_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernels/gmm_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gmm_gpu gmm_gpu;
+
+/* Handles on the legacy default stream, TF32 off. Counts into gmm_gpu_created_count(). */
+gmm_status gmm_gpu_create(gmm_gpu **out);
+void gmm_gpu_destroy(gmm_gpu *gpu); /* accepts NULL */
+/* How many resources objects this process has created: 0 proves that a run (say --device cpu)
+ * never touched CUDA through the library. */
+long gmm_gpu_created_count(void);
+
+/* The stream (a cudaStream_t as void *; NULL is the legacy default stream) that the object's
+ * vendor calls run on, for the hand-written kernels launched beside them. */
+void *gmm_gpu_stream(const gmm_gpu *gpu);
+
+/* Lane i (0 <= i < 16): a cuBLAS handle on a stream of its own, for running independent
+ * products concurrently (the K covariance products each fill only a few SMs). Lane streams are
+ * ordinary blocking streams: work on the legacy default stream waits for them and they wait for
+ * it, so "kernel; lane products; kernel" needs no events. Created on first use, freed with gpu;
+ * inherits its TF32 setting. NULL when it cannot be created (the detail is recorded). */
+gmm_gpu *gmm_gpu_lane(gmm_gpu *gpu, int i);
+
+/* true: float32 GEMMs run on the TF32 tensor cores (CUBLAS_TF32_TENSOR_OP_MATH). */
+gmm_status gmm_gpu_set_tf32(gmm_gpu *gpu, bool on);
+
+/* A device scratch buffer of at least `bytes`, owned by gpu and kept between calls (grown, never
+ * shrunk); valid until the next call with a larger size. */
+gmm_status gmm_gpu_workspace(gmm_gpu *gpu, size_t bytes, void **d_ptr);
+
+/* ---- the row-major vendor calls -------------------------------------------------------- */
+
+/* C (m x n) = alpha * op(A) op(B) + beta * C, op(A) m x k, op(B) k x n. */
+gmm_status gmm_gpu_dgemm(gmm_gpu *gpu, bool trans_a, bool trans_b, int m, int n, int k,
+                         double alpha, const double *A, int lda, const double *B, int ldb,
+                         double beta, double *C, int ldc);
+gmm_status gmm_gpu_sgemm(gmm_gpu *gpu, bool trans_a, bool trans_b, int m, int n, int k,
+                         float alpha, const float *A, int lda, const float *B, int ldb,
+                         float beta, float *C, int ldc);
+
+/* Lower triangle (row >= col) of C (n x n) = alpha * A^T A + beta * C, A k x n: the covariance
+ * shape. The strict upper triangle is not written. */
+gmm_status gmm_gpu_dsyrk_at_a(gmm_gpu *gpu, int n, int k, double alpha, const double *A, int lda,
+                              double beta, double *C, int ldc);
+gmm_status gmm_gpu_ssyrk_at_a(gmm_gpu *gpu, int n, int k, float alpha, const float *A, int lda,
+                              float beta, float *C, int ldc);
+
+/* y (n_rows) = A x, A n_rows x n_cols. */
+gmm_status gmm_gpu_dgemv(gmm_gpu *gpu, int n_rows, int n_cols, const double *A, int lda,
+                         const double *x, double *y);
+gmm_status gmm_gpu_sgemv(gmm_gpu *gpu, int n_rows, int n_cols, const float *A, int lda,
+                         const float *x, float *y);
+
+/* Cholesky A = L L^T in place, L lower (row >= col) written to the lower triangle, the strict
+ * upper one left as it was. d_info: 0 or the order of the failing leading minor. The workspace
+ * comes from gmm_gpu_workspace. */
+gmm_status gmm_gpu_dpotrf_lower(gmm_gpu *gpu, int n, double *A, int lda, int *d_info);
+/* Cholesky A = R^T R of `batch` matrices in place, R upper (row <= col) written to the upper
+ * triangle; the strict lower triangle is destroyed. d_ptrs: a DEVICE array of batch device
+ * pointers, h_ptrs the same pointers on the host. batched = false factors them one by one
+ * (cusolverDnDpotrf, faster than the batched kernel for large n). */
+gmm_status gmm_gpu_dpotrf_upper_many(gmm_gpu *gpu, int n, double **d_ptrs, double *const *h_ptrs,
+                                     int lda, int batch, bool batched, int *d_info);
+
+/* U = R^{-1} for an upper-triangular R (so U U^T = (R^T R)^{-1}: the precision Cholesky factor
+ * of scikit-learn). U (n x n) must be the identity on entry; it is solved in place; its strict
+ * lower triangle stays zero. */
+gmm_status gmm_gpu_upper_inverse(gmm_gpu *gpu, int n, const double *R, int ldr, double *U,
+                                 int ldu);
+/* X = L^{-1} B in place of B (n x n_rhs), L lower triangular n x n. */
+gmm_status gmm_gpu_lower_solve(gmm_gpu *gpu, int n, int n_rhs, const double *L, int ldl,
+                               double *B, int ldb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,156 @@
+/* Internal to the CUDA backend (backend_cuda.cu, cuda_estep.cu, cuda_mstep.cu, cuda_kmeans.cu):
+ * the context that one fit keeps on the device, and the steps each file implements. */
+#ifndef GMM_BACKEND_CUDA_CUH
+#define GMM_BACKEND_CUDA_CUH
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda_check.h"
+#include "kernels/gpu_info.h"
+#include "kernels/gpu.h"
+#include "models/backend.h"
+
+#define LSE_THREADS 128
+#define WSUM_THREADS 128
+#define WSUM_KT 8
+#define REDUCE_THREADS 256
+#define REDUCE_BLOCKS 256
+
+/* How A_k^T A_k is formed: the lower 2 x 2 block triangle as three GEMMs (the default for
+ * d >= 128: 3/4 of a GEMM's work at the GEMM rate), a full GEMM, or SYRK (cuBLAS's DSYRK ran
+ * at about a third of the DGEMM rate on this d x d output, 60000-deep shape; see
+ * models/GPU_NOTES.md). The covariance reads the lower triangle only. */
+enum { COV_GEMM = 0, COV_SYRK = 1, COV_LOWER = 2 };
+
+struct gmm_backend_ctx {
+    int64_t n_samples;
+    int dim, n_components;
+    gmm_cov_type type;
+    gmm_precision precision;
+    bool single;      /* data and GEMMs in float32 */
+    int n_mats;       /* d x d matrices: K (full), 1 (tied), 0 */
+    size_t cov_n;     /* doubles in covariances / precisions_cholesky */
+    gmm_gpu *gpu;            /* the resources object: the caller's, or our own (owns_gpu) */
+    bool owns_gpu;
+
+    void *d_X;               /* N x d, double or float */
+    double *d_log_resp;      /* N x K */
+    double *d_resp;          /* N x K */
+    double *d_lpn;           /* N: log p(x_i) */
+    int resp_state;          /* 0: none, 1: d_resp valid (set_resp), 2: d_log_resp valid */
+    bool have_params;
+
+    double *d_weights, *d_means, *d_cov, *d_prec; /* current parameters */
+    double *d_const;         /* K: log w_k + log det U_k - d/2 log 2 pi */
+    double *d_b;             /* K x d: mu_k U_k (full, tied) */
+    void *d_ucat;            /* full: d x Kd [U_1 .. U_K]; tied: d x d U (double or float) */
+    double *d_acc;           /* cov_n (>= K d): accumulators, then the Cholesky factors */
+    double *d_nk;            /* K+1: N_k, then their sum */
+    int *d_info;             /* K */
+    double **d_ptrs;         /* n_mats device pointers into d_acc */
+    double **h_ptrs;
+    void *d_tmp;             /* per-component products before their float64 sum (TF32 full,
+                                tied in float32/TF32): K d x d of the product's type */
+    int n_lanes;             /* concurrent cuBLAS lanes for the per-component products */
+    double *d_partial;       /* reduction partials */
+    size_t partial_n;
+    double *d_scalar;        /* 1 */
+    void *d_work;            /* chunk workspace */
+    int64_t chunk_rows;      /* E-step rows per chunk */
+    int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32): rows x K x d
+                                scaled centred values fill the workspace */
+
+    /* M-step compaction (full, tied float32): rows with r_ik <= 1e-20 are left out of
+     * component k's product, as the CPU's wcov_blas does */
+    bool compact;            /* false under tuning.no_compaction */
+    int *d_flags;            /* K * mstep_rows + 1: keep flags, component-major */
+    int *d_pos;              /* their exclusive scan: packed row of (k, i) */
+    int *d_bounds;           /* K + 1: packed start of each component */
+    int *h_bounds;
+    void *d_scan_tmp;
+    size_t scan_tmp_bytes;
+
+    bool kgemm, potrf_batched;
+    int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
+    double *h_nk;
+    int *h_info;
+};
+
+
+static __device__ __forceinline__ double warp_sum(double v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+static __device__ __forceinline__ double warp_max(double v)
+{
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* Fixed-order block sum (blockDim.x == REDUCE_THREADS). */
+static __device__ double block_sum(double v, double *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    double r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+static __global__ void reduce_stage1_kernel(const double *__restrict__ x, int64_t n, double *partial)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    double s = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        s += x[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+static __global__ void reduce_stage2_kernel(const double *__restrict__ partial, int n, double scale,
+                                     double *out)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    double s = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) s += partial[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) *out = s * scale;
+}
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static inline int grid_for(int64_t n, int threads)
+{
+    int64_t g = (n + threads - 1) / threads;
+    if (g > 65536) g = 65536;
+    if (g < 1) g = 1;
+    return (int)g;
+}
+
+static inline size_t elem_size(const gmm_backend_ctx *c) { return c->single ? sizeof(float) : sizeof(double); }
+
+#define DMALLOC(ptr, bytes) GMM_CUDA_CHECK(cudaMalloc((void **)&(ptr), (bytes)))
+
+/* cuda_estep.cu */
+gmm_status cuda_prepare_estep(gmm_backend_ctx *c);
+gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
+gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
+/* cuda_mstep.cu */
+gmm_status cuda_mstep_scan_bytes(size_t items, size_t *bytes);
+gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
+/* cuda_kmeans.cu */
+gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, double *resp);
+gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices);
+
+#endif
