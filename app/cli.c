@@ -119,3 +119,56 @@ void cli_apply_environment(gmm_tuning *tuning)
         else if (strcmp(v, "lower") == 0) tuning->cov_product = GMM_COV_PRODUCT_LOWER;
     }
 }
+
+static void *device_open_thread(void *arg)
+{
+    cli_device_opener *o = arg;
+    o->status = gmm_device_open(o->device, &o->gpu, &o->notice);
+    if (o->status != GMM_OK)
+        snprintf(o->detail, sizeof o->detail, "%s", gmm_error_message(o->status));
+    return NULL;
+}
+
+void cli_device_open_start(cli_device_opener *opener, gmm_device device)
+{
+    memset(opener, 0, sizeof *opener);
+    opener->device = device;
+    /* --device cpu needs no thread (and makes no CUDA call at all) */
+    if (device != GMM_DEVICE_CPU &&
+        pthread_create(&opener->thread, NULL, device_open_thread, opener) == 0)
+        opener->started = 1;
+}
+
+gmm_status cli_device_open_finish(cli_device_opener *opener, gmm_gpu **gpu, const char **notice)
+{
+    if (opener->started) {
+        pthread_join(opener->thread, NULL);
+        opener->started = 0;
+    } else if (!opener->gpu && opener->status == GMM_OK) {
+        device_open_thread(opener); /* no thread: open here */
+    }
+    *gpu = opener->gpu;
+    *notice = opener->notice;
+    opener->gpu = NULL;
+    if (opener->status != GMM_OK) return gmm_error(opener->status, "%s", opener->detail);
+    return GMM_OK;
+}
+
+int cli_cuda_driver_loaded(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return 0;
+    char line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/libcuda.so") != NULL;
+    fclose(f);
+    return found;
+}
+
+void cli_report_cuda(void)
+{
+    const char *v = getenv("GMM_REPORT_CUDA");
+    if (v && *v && strcmp(v, "0") != 0)
+        fprintf(stderr, "%s: CUDA driver loaded: %s\n", cli_program,
+                cli_cuda_driver_loaded() ? "yes" : "no");
+}

@@ -3,6 +3,7 @@
 #ifndef GMM_CLI_H
 #define GMM_CLI_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "kernels/gmm_status.h"
@@ -30,6 +31,28 @@ void cli_progress(void *user, int init_index, int iteration, double lower_bound,
 void cli_notice(void *user, const char *message);
 
 double cli_now_seconds(void);
+
+/* Whether the CUDA driver (libcuda) is mapped into this process: it is loaded by the first CUDA
+ * call, so "no" after a run proves that the run never touched CUDA. */
+int cli_cuda_driver_loaded(void);
+/* With GMM_REPORT_CUDA=1 in the environment, prints "PROGRAM: CUDA driver loaded: yes|no" on
+ * stderr (the tests check that --device cpu never starts CUDA). Call it last. */
+void cli_report_cuda(void);
+
+/* gmm_device_open on a thread of its own, so that starting CUDA (context, handles: a few tenths
+ * of a second) overlaps reading the data. start never fails; finish joins and returns what
+ * gmm_device_open returned, with its message re-raised on the calling thread. */
+typedef struct {
+    pthread_t thread;
+    int started;
+    gmm_device device;
+    gmm_gpu *gpu;
+    const char *notice;
+    gmm_status status;
+    char detail[512];
+} cli_device_opener;
+void cli_device_open_start(cli_device_opener *opener, gmm_device device);
+gmm_status cli_device_open_finish(cli_device_opener *opener, gmm_gpu **gpu, const char **notice);
 
 /* The environment variables the programs honour, mapped onto the library's options (library
  * code never reads the environment): GMM_SYNC_DEBUG=1 (synchronise after every kernel launch),

@@ -250,5 +250,6 @@ done:
     free(resp);
     free(assign);
     gmm_gpu_destroy(gpu);
+    cli_report_cuda();
     return rc;
 }

@@ -178,16 +178,21 @@ int main(int argc, char **argv)
     gmm_gpu *gpu = NULL;
     cli_progress_state progress = {0};
     diag_trace trace = {.cli = &progress};
-    double t_start = cli_now_seconds();
-    /* one GPU resources object for the whole run (NULL on the CPU): fit, kNN, blur, pictures */
+    double t_start = cli_now_seconds(), t_saved = 0, t_end = 0;
+    /* one GPU resources object for the whole run (NULL on the CPU): fit, kNN, blur, pictures;
+     * CUDA starts on its own thread while the data is read */
+    cli_device_opener opener;
+    cli_device_open_start(&opener, opt.device);
     const char *device_notice = NULL;
-    if ((st = gmm_device_open(opt.device, &gpu, &device_notice)) != GMM_OK) return cli_fail(st);
-    if (device_notice) cli_notice(NULL, device_notice);
-    opt.gpu = gpu;
-    if ((st = dataset_load(data_path, DATASET_TRAIN, &ds)) != GMM_OK) {
+    st = dataset_load(data_path, DATASET_TRAIN, &ds);
+    gmm_status device_status = cli_device_open_finish(&opener, &gpu, &device_notice);
+    if (st == GMM_OK) st = device_status;
+    if (st != GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
+    if (device_notice) cli_notice(NULL, device_notice);
+    opt.gpu = gpu;
     if (limit > 0 && limit < ds.n_samples) {
         dataset_truncate(&ds, (int)limit);
         fprintf(stderr, "gmm-train: using the first %d images (--limit)\n", ds.n_samples);
@@ -242,6 +247,7 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
+    t_saved = cli_now_seconds();
     printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
            model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
            t_fit - t_start, model.lower_bound);
@@ -291,6 +297,12 @@ int main(int argc, char **argv)
         }
         printf("images written to %s/ (means_entropy.png, samples.png, typical.png)\n", images_dir);
     }
+    t_end = cli_now_seconds();
+    if (!quiet)
+        printf("time: %.2f s loading (and starting the device), %.2f s fitting, %.2f s writing the "
+               "model, %.2f s summary and pictures; %.2f s in all\n",
+               t_loaded - t_start, t_fit - t_loaded, t_saved - t_fit, t_end - t_saved,
+               t_end - t_start);
 done:
     diag_trace_free(&trace);
     diag_scores_free(&scores);
@@ -299,5 +311,6 @@ done:
     free(X);
     dataset_free(&ds);
     gmm_gpu_destroy(gpu);
+    cli_report_cuda();
     return rc;
 }

@@ -58,8 +58,21 @@ static void put_f64(writer *w, double x)
     put_u64(w, bits);
 }
 
+static int host_is_little_endian(void)
+{
+    const uint32_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
 static void put_f64_array(writer *w, const double *x, size_t n)
 {
+    if (host_is_little_endian()) { /* the file's byte order already: one copy */
+        memcpy(w->p, x, sizeof(double) * n);
+        w->p += sizeof(double) * n;
+        return;
+    }
     for (size_t i = 0; i < n; i++) put_f64(w, x[i]);
 }
 
@@ -203,6 +216,11 @@ static int get_f64(reader *r, double *x)
 
 static void get_f64_array(reader *r, double *x, size_t n)
 {
+    if (host_is_little_endian() && remaining(r) >= sizeof(double) * n) {
+        memcpy(x, r->p, sizeof(double) * n);
+        r->p += sizeof(double) * n;
+        return;
+    }
     for (size_t i = 0; i < n; i++) get_f64(r, &x[i]);
 }
 

@@ -119,6 +119,43 @@ START_TEST(test_gpu_requested_without_gpu)
 }
 END_TEST
 
+/* --device cpu never starts CUDA: not for the fit, the kNN initialisation, the diagnostics, the
+ * pictures or the blur (the programs report whether the CUDA driver got mapped into them); and on
+ * a GPU machine the same run with --device gpu does load it, so the check can tell. */
+START_TEST(test_device_cpu_never_starts_cuda)
+{
+    const char *dir = fixture_dir();
+    char *out = NULL;
+    int rc = tu_sh(&out,
+                   "GMM_REPORT_CUDA=1 $B/gmm-train '%s' -k 2 --device cpu --init knn "
+                   "--diagnostics cpu_diag --images cpu_img --blur 1 -o cpu.bin --png cpu.png -q",
+                   dir);
+    ck_assert_msg(rc == 0, "gmm-train --device cpu: %s", out);
+    ck_assert_msg(strstr(out, "gmm-train: CUDA driver loaded: no") != NULL,
+                  "gmm-train --device cpu started CUDA:\n%s", out);
+    free(out);
+    rc = tu_sh(&out,
+               "GMM_REPORT_CUDA=1 $B/gmm-predict cpu.bin --device cpu --diagnostics cpu_pdiag "
+               "--images cpu_pimg");
+    ck_assert_msg(rc == 0, "gmm-predict --device cpu: %s", out);
+    ck_assert_msg(strstr(out, "gmm-predict: CUDA driver loaded: no") != NULL,
+                  "gmm-predict --device cpu started CUDA:\n%s", out);
+    free(out);
+    if (!tu_gpu_available()) {
+        printf("--device gpu counterpart skipped: no GPU\n");
+        return;
+    }
+    rc = tu_sh(&out,
+               "GMM_REPORT_CUDA=1 $B/gmm-train '%s' -k 2 --device gpu --init knn "
+               "--diagnostics gpu_diag --images gpu_img --blur 1 -o gpu.bin --png '' -q",
+               dir);
+    ck_assert_msg(rc == 0, "gmm-train --device gpu: %s", out);
+    ck_assert_msg(strstr(out, "gmm-train: CUDA driver loaded: yes") != NULL,
+                  "the CUDA check cannot see a GPU run:\n%s", out);
+    free(out);
+}
+END_TEST
+
 static void write_bytes(const char *path, const void *bytes, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -263,6 +300,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_help_lists_options);
     tcase_add_test(tc, test_bad_options);
     tcase_add_test(tc, test_gpu_requested_without_gpu);
+    tcase_add_test(tc, test_device_cpu_never_starts_cuda);
     tcase_add_test(tc, test_bad_data_files);
     tcase_add_test(tc, test_bad_model_files);
     tcase_add_test(tc, test_blur_recorded_in_model);
