@@ -44,11 +44,12 @@ HAVE_LAPACKE := $(shell (test -f /usr/include/lapacke.h || $(PKG_CONFIG) --exist
 HAVE_LIBPNG := $(shell $(PKG_CONFIG) --exists libpng 2>/dev/null && echo 1 || echo 0)
 HAVE_ZLIB := $(shell $(PKG_CONFIG) --exists zlib 2>/dev/null && echo 1 || echo 0)
 HAVE_CHECK := $(shell $(PKG_CONFIG) --exists check 2>/dev/null && echo 1 || echo 0)
+HAVE_LIBDEFLATE := $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null && echo 1 || echo 0)
 
 define yesno
 $(if $(filter 1,$(1)),yes,no)
 endef
-PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) sanitize=$(SANITIZE)
+PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) libdeflate=$(call yesno,$(HAVE_LIBDEFLATE)) sanitize=$(SANITIZE)
 ifeq ($(filter-out help clean,$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
 $(info gmm build: $(PROBE_LINE))
 endif
@@ -70,6 +71,10 @@ BLAS_LIBS := -lblas
 endif
 LDLIBS += -llapacke $(BLAS_LIBS) -llapack
 LDLIBS += $(shell $(PKG_CONFIG) --libs libpng 2>/dev/null || echo -lpng) $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
+ifeq ($(HAVE_LIBDEFLATE),1)
+CPPFLAGS += $(shell $(PKG_CONFIG) --cflags libdeflate)
+LDLIBS += $(shell $(PKG_CONFIG) --libs libdeflate)
+endif
 LDLIBS += -lm -lpthread
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -98,7 +103,7 @@ endif
 # Objects remember the configuration they were built with: when CUDA, SANITIZE or the flags
 # change, everything is rebuilt (a CPU-only object must never be linked into a CUDA build).
 CONFIG_STAMP := $(BUILD)/config.stamp
-CONFIG_LINE := CUDA=$(CUDA) SANITIZE=$(SANITIZE) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
+CONFIG_LINE := CUDA=$(CUDA) LIBDEFLATE=$(HAVE_LIBDEFLATE) SANITIZE=$(SANITIZE) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && (echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP)))
 endif
@@ -109,6 +114,8 @@ LIB_DIRS := kernels linalg data models
 # are built only when CUDA is off, so that no source needs an #ifdef for it.
 ALL_LIB_C := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_LIB_C)),$(ALL_LIB_C))
+# data/gunzip.c needs libdeflate; data/gunzip_nolibdeflate.c stands in without it.
+LIB_C := $(filter-out $(if $(filter 1,$(HAVE_LIBDEFLATE)),data/gunzip_nolibdeflate.c,data/gunzip.c),$(LIB_C))
 LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(LIB_DIRS)))))
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 LIB := $(BUILD)/libgmm.a

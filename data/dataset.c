@@ -164,7 +164,9 @@ gmm_status dataset_to_double(const dataset *ds, double **out)
     if (!x)
         return gmm_error(GMM_ERR_NOMEM, "dataset_to_double: cannot allocate %zu doubles (%s)", n,
                          ds->images_path);
-    for (size_t i = 0; i < n; i++) x[i] = ds->pixels[i] / 255.0;
+    /* in parallel: most of the time here is the first touch of the new pages */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) x[i] = ds->pixels[i] / 255.0;
     *out = x;
     return GMM_OK;
 }

@@ -1,5 +1,9 @@
-/* IDX (MNIST format) reading and writing through zlib, which reads raw and gzip files alike. */
+/* IDX (MNIST format) reading and writing through zlib, which reads raw and gzip files alike; a
+ * well-formed single-member .gz file is inflated in one piece by libdeflate when the build has it
+ * (data/gunzip.h), several times faster, and everything else takes the zlib path. */
 #include "data/idx.h"
+
+#include "data/gunzip.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,10 +53,63 @@ static void put_be32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
+/* Where the bytes come from: zlib's stream (raw or gzip), or the whole file already inflated in
+ * memory by the fast path. */
+typedef struct {
+    gzFile gz;          /* NULL when mem holds the file's content */
+    uint8_t *mem;
+    size_t mem_len, mem_pos;
+} idx_source;
+
+static int src_read(idx_source *src, void *buf, unsigned len)
+{
+    if (src->gz) return gzread(src->gz, buf, len);
+    size_t n = src->mem_len - src->mem_pos < len ? src->mem_len - src->mem_pos : len;
+    memcpy(buf, src->mem + src->mem_pos, n);
+    src->mem_pos += n;
+    return (int)n;
+}
+
+/* The fast path: the whole regular file read, and inflated by libdeflate when it is one clean gzip
+ * member whose trailer's length (ISIZE) is plausible. 1 when src->mem now holds the content; 0
+ * (nothing kept, file offset back at 0) when the zlib path must read it. */
+static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
+{
+    if (!gunzip_fast_available() || !S_ISREG(sb->st_mode) || sb->st_size < 18 ||
+        (uint64_t)sb->st_size > IDX_MAX_DATA_BYTES)
+        return 0;
+    size_t in_len = (size_t)sb->st_size;
+    uint8_t *in = malloc(in_len), *out = NULL;
+    size_t got = 0;
+    while (in && got < in_len) {
+        ssize_t n = read(fd, in + got, in_len - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    int ok = in && got == in_len && in[0] == 0x1f && in[1] == 0x8b;
+    size_t isize = 0;
+    if (ok) {
+        for (int i = 0; i < 4; i++) isize |= (size_t)in[in_len - 4 + i] << (8 * i);
+        ok = isize >= 8 && isize <= IDX_MAX_DATA_BYTES && (out = malloc(isize)) != NULL &&
+             gunzip_fast_exact(in, in_len, out, isize);
+    }
+    free(in);
+    if (!ok) {
+        free(out);
+        return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
+    }
+    src->mem = out;
+    src->mem_len = isize;
+    src->mem_pos = 0;
+    return 1;
+}
+
 /* After gzread returned less than asked: a zlib error (corrupt or cut gzip stream, read error)
  * becomes the status; GMM_OK means the underlying file simply ended. */
-static gmm_status gz_read_error(gzFile gz, const char *path, uint64_t done, uint64_t wanted)
+static gmm_status gz_read_error(idx_source *src, const char *path, uint64_t done, uint64_t wanted)
 {
+    if (!src->gz) return GMM_OK; /* inflated in memory: only its end */
+    gzFile gz = src->gz;
     int errnum = Z_OK;
     const char *msg = gzerror(gz, &errnum);
     if (errnum == Z_BUF_ERROR)
@@ -70,14 +127,14 @@ static gmm_status gz_read_error(gzFile gz, const char *path, uint64_t done, uint
 }
 
 /* Reads up to len bytes, looping because gzread may return short counts. *got is what arrived. */
-static gmm_status gz_read_full(gzFile gz, const char *path, void *buf, size_t len, size_t *got,
+static gmm_status gz_read_full(idx_source *gz, const char *path, void *buf, size_t len, size_t *got,
                                uint64_t done_before, uint64_t wanted)
 {
     unsigned char *p = buf;
     size_t total = 0;
     while (total < len) {
         size_t ask = len - total < IDX_IO_CHUNK ? len - total : IDX_IO_CHUNK;
-        int n = gzread(gz, p + total, (unsigned)ask);
+        int n = src_read(gz, p + total, (unsigned)ask);
         if (n < 0) return gz_read_error(gz, path, done_before + total, wanted);
         if (n == 0) break;
         total += (size_t)n;
@@ -90,7 +147,8 @@ static gmm_status gz_read_full(gzFile gz, const char *path, void *buf, size_t le
 static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
 {
     gmm_status st = GMM_OK;
-    gzFile gz = NULL;
+    idx_source src = {0};
+    idx_source *gz = &src; /* the reading calls below take the source */
     uint8_t *data = NULL;
     int fd = -1;
     const unsigned expected_magic = IDX_TYPE_UBYTE << 8 | (unsigned)want_dims;
@@ -111,13 +169,20 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
         st = gmm_error(GMM_ERR_IO, "%s: is a directory, expected an IDX %s file", path, kind);
         goto fail;
     }
-    gz = gzdopen(fd, "rb");
-    if (!gz) {
-        st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
+    int fast = fast_gunzip(fd, &sb, &src);
+    if (fast < 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
         goto fail;
     }
-    fd = -1; /* owned by gz now */
-    gzbuffer(gz, 1u << 18);
+    if (!fast) {
+        src.gz = gzdopen(fd, "rb");
+        if (!src.gz) {
+            st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
+            goto fail;
+        }
+        fd = -1; /* owned by gz now */
+        gzbuffer(src.gz, 1u << 18);
+    }
 
     unsigned char header[IDX_HEADER_MAX];
     size_t got = 0;
@@ -132,7 +197,7 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
                        path, got);
         goto fail;
     }
-    const int compressed = !gzdirect(gz);
+    const int compressed = src.gz ? !gzdirect(src.gz) : 1;
     const uint32_t magic = be32(header);
     const unsigned type = header[2], n_dims = header[3];
     if (header[0] != 0 || header[1] != 0) {
@@ -211,7 +276,12 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
         goto fail;
     }
 
-    size_t cap = compressed && data_bytes > IDX_FIRST_ALLOC ? IDX_FIRST_ALLOC : (size_t)data_bytes;
+    /* in memory already: the length is known, so one allocation of what the header claims when
+     * the content holds that much */
+    size_t cap = compressed && data_bytes > IDX_FIRST_ALLOC &&
+                         !(src.mem && src.mem_len >= expected_len)
+                     ? IDX_FIRST_ALLOC
+                     : (size_t)data_bytes;
     data = malloc(cap);
     if (!data) {
         st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, cap);
@@ -247,7 +317,7 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     unsigned char extra[4096];
     uint64_t n_extra = 0;
     for (;;) {
-        int n = gzread(gz, extra, sizeof extra);
+        int n = src_read(gz, extra, sizeof extra);
         if (n < 0) {
             st = gz_read_error(gz, path, expected_len + n_extra, expected_len);
             goto fail;
@@ -269,12 +339,14 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
         goto fail;
     }
 
-    int zst = gzclose(gz);
-    gz = NULL;
+    int zst = src.gz ? gzclose(src.gz) : Z_OK;
+    src.gz = NULL;
     if (zst != Z_OK) {
         st = gmm_error(GMM_ERR_IO, "%s: error closing file (zlib code %d)", path, zst);
         goto fail;
     }
+    free(src.mem);
+    if (fd >= 0) close(fd);
     out->n_items = (int)count;
     out->rows = (int)rows;
     out->cols = (int)cols;
@@ -283,7 +355,8 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
 
 fail:
     free(data);
-    if (gz) gzclose(gz);
+    if (src.gz) gzclose(src.gz);
+    free(src.mem);
     if (fd >= 0) close(fd);
     return st;
 }

@@ -2,6 +2,8 @@
  * model_io.h), so that files move between machines and a damaged file is an error, not a crash. */
 #include "models/model_io.h"
 
+#include "data/gunzip.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -10,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 static const char model_magic[8] = {'G', 'M', 'M', 'M', 'O', 'D', 'E', 'L'};
 
@@ -22,18 +23,6 @@ enum {
     MAX_DATA_PATH = (int)sizeof(((gmm_model *)0)->data_path) - 1,
 };
 
-/* zlib's crc32 takes an unsigned int length; a full-covariance model can pass 4 GiB. */
-static uint32_t crc32_of(const unsigned char *data, size_t n)
-{
-    uLong crc = crc32(0L, Z_NULL, 0);
-    while (n > 0) {
-        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        crc = crc32(crc, data, chunk);
-        data += chunk;
-        n -= chunk;
-    }
-    return (uint32_t)crc;
-}
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
@@ -152,7 +141,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     put_f64_array(&w, m->means, k * d);
     put_f64_array(&w, m->covariances, n_cov);
     put_f64_array(&w, m->precisions_cholesky, n_cov);
-    put_u32(&w, crc32_of(buf, total - CRC_BYTES));
+    put_u32(&w, data_crc32(buf, total - CRC_BYTES));
 
     /* Write beside the target and rename over it, so a reader never sees half a model and a
      * failed save leaves any previous file intact. */
@@ -363,7 +352,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
 
-    uint32_t stored_crc = 0, computed_crc = crc32_of(data, size - CRC_BYTES);
+    uint32_t stored_crc = 0, computed_crc = data_crc32(data, size - CRC_BYTES);
     reader crc_reader = {data + size - CRC_BYTES, data + size};
     get_u32(&crc_reader, &stored_crc);
     if (stored_crc != computed_crc) {

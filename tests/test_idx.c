@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "data/gunzip.h"
 #include "data/idx.h"
 #include "tests/testutil.h"
 
@@ -388,6 +389,48 @@ START_TEST(test_real_mnist)
 }
 END_TEST
 
+/* The fast whole-buffer inflate (libdeflate, when built in) gives zlib's bytes for one clean
+ * member and declines everything unusual (a wrong length, a second member, junk after it, a cut
+ * stream), which then takes the zlib path; the CRC-32 matches zlib's. */
+START_TEST(test_fast_gunzip)
+{
+    size_t n = 300000;
+    unsigned char *plain = malloc(n), *out = malloc(n + 16);
+    uint64_t state = 5;
+    for (size_t i = 0; i < n; i++) plain[i] = (unsigned char)(tu_rand_u64(&state) % 7);
+    ck_assert_uint_eq(data_crc32(plain, n),
+                      (uint32_t)crc32(crc32(0L, Z_NULL, 0), plain, (uInt)n));
+    /* one gzip member through zlib's gz writer, read back whole */
+    const char *path = tu_tmp_path("fast.gz");
+    gzFile gz = gzopen(path, "wb6");
+    ck_assert_ptr_nonnull(gz);
+    ck_assert_int_eq(gzwrite(gz, plain, (unsigned)n), (int)n);
+    ck_assert_int_eq(gzclose(gz), Z_OK);
+    FILE *f = fopen(path, "rb");
+    unsigned char *packed = malloc(2 * n + 64);
+    size_t m = fread(packed, 1, 2 * n + 64, f);
+    fclose(f);
+    ck_assert(m > 18 && m < 2 * n);
+    if (!gunzip_fast_available()) {
+        ck_assert_int_eq(gunzip_fast_exact(packed, m, out, n), 0);
+        printf("fast gunzip: not built in (zlib path only)\n");
+    } else {
+        memset(out, 0xAB, n);
+        ck_assert_int_eq(gunzip_fast_exact(packed, m, out, n), 1);
+        ck_assert_int_eq(memcmp(out, plain, n), 0);
+        ck_assert_int_eq(gunzip_fast_exact(packed, m, out, n - 1), 0); /* wrong length */
+        ck_assert_int_eq(gunzip_fast_exact(packed, m - 5, out, n), 0); /* cut */
+        memcpy(packed + m, packed, m);                                  /* two members */
+        ck_assert_int_eq(gunzip_fast_exact(packed, 2 * m, out, n), 0);
+        packed[m] = 'X';                                                /* junk after */
+        ck_assert_int_eq(gunzip_fast_exact(packed, m + 1, out, n), 0);
+    }
+    free(plain);
+    free(out);
+    free(packed);
+}
+END_TEST
+
 static Suite *idx_suite(void)
 {
     Suite *s = suite_create("idx");
@@ -396,6 +439,7 @@ static Suite *idx_suite(void)
     tcase_add_test(tc, test_round_trip_raw);
     tcase_add_test(tc, test_round_trip_gzip);
     tcase_add_test(tc, test_round_trip_large_gzip);
+    tcase_add_test(tc, test_fast_gunzip);
     tcase_add_test(tc, test_wrong_magic);
     tcase_add_test(tc, test_wrong_element_type);
     tcase_add_test(tc, test_wrong_dims);
