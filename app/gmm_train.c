@@ -52,6 +52,7 @@ static void usage(FILE *out)
             "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
             "                         fitting; the model records it and gmm-predict applies it\n"
             "  -q, --quiet            no per-iteration progress lines\n"
+            "  -v, --verbose          also the time of each phase of the fit\n"
             "  -h, --help             this help\n");
 }
 
@@ -83,10 +84,11 @@ int main(int argc, char **argv)
         {"images", required_argument, 0, OPT_IMAGES},
         {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
         {"blur", required_argument, 0, OPT_BLUR}, {"quiet", no_argument, 0, 'q'},
+        {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":k:o:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":k:o:qvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
             if (cli_parse_int("-k", optarg, 1, INT_MAX, &v)) return 1;
@@ -154,6 +156,7 @@ int main(int argc, char **argv)
             if (!(blur > 0) || blur > 100) return cli_error("--blur must be in (0, 100], got '%s'", optarg);
             break;
         case 'q': quiet = 1; break;
+        case 'v': opt.verbose = 2; break;
         case 'h': usage(stdout); return 0;
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default:

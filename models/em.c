@@ -188,9 +188,13 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
                            (long long)n_samples, K);
         goto fail;
     }
+    double t_phase = now_seconds();
     if ((status = be->create(&ctx, X, n_samples, dim, K, o->covariance_type, o->precision,
                           &o->tuning, o->gpu)) != GMM_OK)
         goto fail;
+    if (o->verbose >= 2)
+        notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
+               now_seconds() - t_phase);
 
     gmm_rng rng;
     gmm_rng_seed(&rng, o->seed);
@@ -215,6 +219,7 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
         n_samples <= gmm_knn_sample_size(o))
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
     for (int init = 0; init < o->n_init; init++) {
+        t_phase = now_seconds();
         if (initial_resp)
             memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
         else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd)
@@ -234,6 +239,9 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
         double lb = -INFINITY, change = INFINITY;
         int converged = 0, iter = 0;
         double t0 = now_seconds();
+        if (o->verbose >= 2)
+            notice(o, "initialisation %d (%s, first M-step): %.3f s", init + 1,
+                   initial_resp ? "given" : gmm_init_name(o->init), t0 - t_phase);
         for (iter = 1; iter <= o->max_iter; iter++) {
             double prev = lb;
             if ((status = be->e_step(ctx, &lb)) != GMM_OK) goto fail;
@@ -273,7 +281,12 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     model->n_init = o->n_init;
     model->init = o->init;
     model->seed = o->seed;
-    if (scores) status = final_scores(be, ctx, model, best_is_in_ctx, scores);
+    if (scores) {
+        t_phase = now_seconds();
+        status = final_scores(be, ctx, model, best_is_in_ctx, scores);
+        if (status == GMM_OK && o->verbose >= 2)
+            notice(o, "final E-step and per-sample scores: %.3f s", now_seconds() - t_phase);
+    }
 fail:
     if (status != GMM_OK) {
         gmm_model_free(model);

@@ -139,6 +139,8 @@ typedef struct {
                                    0 means the default) */
     int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;
                                    0 means the default) */
+    int verbose;                /* 0 (default); >= 2: a notice with the time of each phase of the
+                                   fit (device context, initialisation, final scoring) */
     gmm_tuning tuning;          /* all zero: the defaults */
     gmm_gpu *gpu;               /* the GPU resources object to run on when the device choice
                                    takes the GPU (the caller's, kept alive through the call);
