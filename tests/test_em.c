@@ -302,6 +302,54 @@ END_TEST
 
 /* ---- scores, save/load, sampling --------------------------------------------------------- */
 
+/* gmm_fit_scored hands on the final E-step of the fit's own context: the same model as gmm_fit
+ * and exactly the per-sample scores that gmm_score_samples gives for it afterwards, also when a
+ * later initialisation (n_init 3) left other parameters in the context. */
+START_TEST(test_fit_hands_scores_on)
+{
+    gmm_cov_type type = all_types[_i];
+    truth t;
+    int *truth_labels = malloc(sizeof(int) * SYN_N);
+    double *X = malloc(sizeof(double) * SYN_N * SYN_D);
+    make_truth(type, &t, X, truth_labels);
+    for (int n_init = 1; n_init <= 3; n_init += 2) {
+        gmm_options o;
+        gmm_options_default(&o);
+        o.n_components = SYN_K;
+        o.covariance_type = type;
+        o.device = GMM_DEVICE_CPU;
+        o.n_init = n_init;
+        o.init = GMM_INIT_RANDOM;
+        o.seed = 3;
+        gmm_model plain = {0}, m = {0};
+        gmm_fit_scores fs = {0};
+        ck_assert_int_eq(gmm_fit(X, SYN_N, SYN_D, &o, &plain), GMM_OK);
+        ck_assert_int_eq(gmm_fit_scored(X, SYN_N, SYN_D, &o, &m, &fs), GMM_OK);
+        ck_assert_int_eq(memcmp(plain.means, m.means, sizeof(double) * SYN_K * SYN_D), 0);
+        ck_assert_double_eq(plain.lower_bound, m.lower_bound);
+        double *ll = malloc(sizeof(double) * SYN_N), *proba = malloc(sizeof(double) * SYN_N * SYN_K);
+        int *labels = malloc(sizeof(int) * SYN_N);
+        ck_assert_int_eq(gmm_score_samples(&m, X, SYN_N, GMM_DEVICE_CPU, ll, proba, labels), GMM_OK);
+        ck_assert_int_eq(fs.n_samples, SYN_N);
+        ck_assert_int_eq(memcmp(fs.log_likelihood, ll, sizeof(double) * SYN_N), 0);
+        ck_assert_int_eq(memcmp(fs.labels, labels, sizeof(int) * SYN_N), 0);
+        ck_assert_double_le(tu_rel_error(fs.proba, proba, (size_t)SYN_N * SYN_K), 1e-15);
+        double mean = 0;
+        for (int i = 0; i < SYN_N; i++) mean += ll[i];
+        ck_assert_double_eq_tol(fs.mean_log_likelihood, mean / SYN_N, 1e-12 * fabs(mean / SYN_N));
+        free(ll);
+        free(proba);
+        free(labels);
+        gmm_fit_scores_free(&fs);
+        gmm_fit_scores_free(&fs); /* twice is harmless */
+        gmm_model_free(&plain);
+        gmm_model_free(&m);
+    }
+    free(X);
+    free(truth_labels);
+}
+END_TEST
+
 START_TEST(test_scores_and_save_load)
 {
     gmm_cov_type type = all_types[_i];
@@ -543,6 +591,7 @@ static Suite *em_suite(void)
     tcase_add_test(tc, test_lower_bound_monotone_every_init);
     tcase_add_test(tc, test_same_seed_same_fit);
     tcase_add_loop_test(tc, test_scores_and_save_load, 0, 4);
+    tcase_add_loop_test(tc, test_fit_hands_scores_on, 0, 4);
     tcase_add_loop_test(tc, test_sample_matches_model, 0, 4);
     tcase_add_test(tc, test_singular_covariance_names_component);
     tcase_add_loop_test(tc, test_empty_component_reseeded, 0, 4);
