@@ -126,10 +126,13 @@ APP_MAIN_C := $(wildcard app/gmm_*.c)
 PROGRAMS := $(patsubst app/gmm_%.c,$(BIN)/gmm-%,$(APP_MAIN_C)) $(BIN)/gmm-bench
 
 # bench/: gmm-bench and the measuring code it shares with the GPU test suites (device buffers,
-# CUDA-event timing, the ceilings), kept out of the library.
-ALL_BENCH_C := $(filter-out bench/gmm_bench.c,$(sort $(wildcard bench/*.c)))
+# CUDA-event timing, the ceilings), kept out of the library; bench/experiments/: the hand-written
+# kernels that lost to the vendor library (numbered versions per operation), which gmm-bench and
+# the GPU test suites still run.
+BENCH_DIRS := bench bench/experiments
+ALL_BENCH_C := $(filter-out bench/gmm_bench.c,$(sort $(wildcard $(addsuffix /*.c,$(BENCH_DIRS)))))
 BENCH_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_BENCH_C)),$(ALL_BENCH_C))
-BENCH_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard bench/*.cu)))
+BENCH_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(BENCH_DIRS)))))
 BENCH_OBJ := $(BENCH_C:%.c=$(BUILD)/%.o) $(BENCH_CU:%.cu=$(BUILD)/%.cu.o)
 BENCH_LIB := $(BUILD)/libgmmbench.a
 

@@ -11,10 +11,11 @@ static gmm_status no_device(const char *name)
     return gmm_error(GMM_ERR_NO_DEVICE, "%s: this build has no CUDA support", name);
 }
 
-gmm_status knn_cuda(const float *d_queries, size_t n_queries, const float *d_refs, size_t n_refs,
-                    size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist)
+gmm_status knn_blocks(const float *d_queries, size_t n_queries, const float *d_refs,
+                      size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist,
+                      knn_fill_fn fill, const char *name)
 {
-    return no_device("knn_cuda");
+    return no_device("knn_blocks");
 }
 
 gmm_status knn_cublas(const float *d_queries, size_t n_queries, const float *d_refs,

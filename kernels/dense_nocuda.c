@@ -46,11 +46,6 @@ gmm_status matvec_f32_cublas(const float *d_A, size_t n_rows, size_t n_cols, con
 {
     return NO_DEVICE("matvec_f32_cublas");
 }
-gmm_status matvec_f64_cuda(const double *d_A, size_t n_rows, size_t n_cols, const double *d_x,
-                           double *d_y, void *stream)
-{
-    return NO_DEVICE("matvec_f64_cuda");
-}
 gmm_status matvec_f64_cublas(const double *d_A, size_t n_rows, size_t n_cols, const double *d_x,
                              double *d_y, gmm_gpu *gpu)
 {

@@ -1,9 +1,10 @@
-/* CUDA versions of the brute-force kNN (see knn.h). A block of queries at a time: a distance
- * block (queries x all references, row stride ld) is filled either by the direct-difference tile
- * kernel or by cuBLAS SGEMM (-2 q.r, the norms added during selection), then one warp per query
- * keeps the best k: each lane holds a sorted list of KT >= k candidates in registers (KT a
- * compile-time size so the list never spills to local memory), and the 32 lists are merged by k
- * rounds of a warp-wide argmin. */
+/* CUDA version of the brute-force kNN (see knn.h). A block of queries at a time: a distance
+ * block (queries x all references, row stride ld) is filled by cuBLAS SGEMM (-2 q.r, the norms
+ * added during selection) or, through knn_blocks, by a caller's kernel (the direct-difference
+ * tiles of bench/experiments/knn.cu, which lost to SGEMM); then one warp per query keeps the
+ * best k: each lane holds a sorted list of KT >= k candidates in registers (KT a compile-time
+ * size so the list never spills to local memory), and the 32 lists are merged by k rounds of a
+ * warp-wide argmin. */
 #include <cuda_runtime.h>
 #include <float.h>
 #include <stdint.h>
@@ -13,67 +14,7 @@
 
 namespace {
 
-constexpr int TILE_Q = 128, TILE_R = 128, TILE_D = 8, THREADS_DIST = 256;
 constexpr size_t BLOCK_BUDGET_BYTES = (size_t)1 << 30; /* at most 1 GiB of distances at once */
-
-/* Squared distances of queries [0, n_q) (already offset) against all refs: one 128 x 128 tile per
- * block, 8 x 8 per thread at stride 16 so that shared-memory reads are broadcasts or consecutive. */
-__global__ void __launch_bounds__(THREADS_DIST, 2)
-sq_dist_tile_kernel(const float *__restrict__ queries, int n_q, const float *__restrict__ refs,
-                    int n_refs, int dim, float *__restrict__ dist, size_t ld)
-{
-    __shared__ float qs[TILE_D][TILE_Q];
-    __shared__ float rs[TILE_D][TILE_R];
-    const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-    const int q0 = blockIdx.y * TILE_Q, r0 = blockIdx.x * TILE_R;
-    float acc[8][8];
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
-
-    /* each thread loads 4 consecutive dims of one query row and one ref row per step */
-    const int load_row = tid / 2, load_col = (tid % 2) * 4;
-    const int gq = q0 + load_row, gr = r0 + load_row;
-    const float *qrow = queries + (size_t)(gq < n_q ? gq : 0) * dim;
-    const float *rrow = refs + (size_t)(gr < n_refs ? gr : 0) * dim;
-    for (int d0 = 0; d0 < dim; d0 += TILE_D) {
-#pragma unroll
-        for (int c = 0; c < 4; c++) {
-            int d = d0 + load_col + c;
-            /* padding is 0 on both sides, so it adds 0 to every distance */
-            qs[load_col + c][load_row] = (gq < n_q && d < dim) ? __ldg(qrow + d) : 0.0f;
-            rs[load_col + c][load_row] = (gr < n_refs && d < dim) ? __ldg(rrow + d) : 0.0f;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int kk = 0; kk < TILE_D; kk++) {
-            float a[8], b[8];
-#pragma unroll
-            for (int i = 0; i < 8; i++) a[i] = qs[kk][ty + 16 * i];
-#pragma unroll
-            for (int j = 0; j < 8; j++) b[j] = rs[kk][tx + 16 * j];
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++) {
-                    float diff = a[i] - b[j];
-                    acc[i][j] = fmaf(diff, diff, acc[i][j]);
-                }
-        }
-        __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        int q = q0 + ty + 16 * i;
-        if (q >= n_q) continue;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            int r = r0 + tx + 16 * j;
-            if (r < n_refs) dist[(size_t)q * ld + r] = acc[i][j];
-        }
-    }
-}
 
 /* Squared row norms, one warp per row. */
 __global__ void row_sq_norm_kernel(const float *__restrict__ x, int n_rows, int dim,
@@ -206,13 +147,14 @@ cudaError_t select_k(const float *dist, size_t ld, int n_q, int n_refs, int k,
     return launch_select<128>(dist, ld, n_q, n_refs, k, q_norm, r_norm, out_index, out_dist);
 }
 
+/* The block driver: SGEMM on gpu when fill is NULL, else fill (see knn_blocks). */
 gmm_status knn_run(const float *d_queries, size_t n_queries, const float *d_refs, size_t n_refs,
-                   size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist, gmm_gpu *gpu)
+                   size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist, gmm_gpu *gpu,
+                   knn_fill_fn fill, const char *name)
 {
     gmm_status status = GMM_OK;
     float *d_block = nullptr, *d_qnorm = nullptr, *d_rnorm = nullptr;
-    const bool use_cublas = gpu != nullptr;
-    const char *name = use_cublas ? "knn_cublas" : "knn_cuda";
+    const bool use_cublas = fill == nullptr;
     if (!d_queries || !d_refs || !d_nn_index || !d_nn_dist || dim == 0 || k == 0 ||
         k > n_refs || k > KNN_CUDA_MAX_K || n_refs > INT32_MAX / 2 || dim > INT32_MAX ||
         n_queries > INT32_MAX)
@@ -249,10 +191,8 @@ gmm_status knn_run(const float *d_queries, size_t n_queries, const float *d_refs
                                        (int)dim, d_refs, (int)dim, 0.0f, d_block, (int)ld);
                 if (status != GMM_OK) goto fail;
             } else {
-                dim3 grid((unsigned)((n_refs + TILE_R - 1) / TILE_R), (unsigned)((nq + TILE_Q - 1) / TILE_Q));
-                sq_dist_tile_kernel<<<grid, THREADS_DIST>>>(qs, nq, d_refs, (int)n_refs, (int)dim,
-                                                            d_block, ld);
-                GMM_LAUNCH_CHECK("sq_dist_tile_kernel");
+                status = fill(qs, nq, d_refs, (int)n_refs, (int)dim, d_block, ld);
+                if (status != GMM_OK) goto fail;
             }
             GMM_CUDA_CHECK(select_k(d_block, ld, nq, (int)n_refs, (int)k,
                                     use_cublas ? d_qnorm + q0 : nullptr, use_cublas ? d_rnorm : nullptr,
@@ -270,11 +210,13 @@ fail:
 
 } // namespace
 
-extern "C" gmm_status knn_cuda(const float *d_queries, size_t n_queries, const float *d_refs,
-                               size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index,
-                               float *d_nn_dist)
+extern "C" gmm_status knn_blocks(const float *d_queries, size_t n_queries, const float *d_refs,
+                                 size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index,
+                                 float *d_nn_dist, knn_fill_fn fill, const char *name)
 {
-    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, nullptr);
+    if (!fill) return gmm_error(GMM_ERR_ARG, "knn_blocks: no distance kernel");
+    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, nullptr,
+                   fill, name ? name : "knn_blocks");
 }
 
 extern "C" gmm_status knn_cublas(const float *d_queries, size_t n_queries, const float *d_refs,
@@ -282,7 +224,8 @@ extern "C" gmm_status knn_cublas(const float *d_queries, size_t n_queries, const
                                  float *d_nn_dist, gmm_gpu *gpu)
 {
     if (!gpu) return gmm_error(GMM_ERR_ARG, "knn_cublas: no GPU resources object");
-    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, gpu);
+    return knn_run(d_queries, n_queries, d_refs, n_refs, dim, k, d_nn_index, d_nn_dist, gpu,
+                   nullptr, "knn_cublas");
 }
 
 extern "C" gmm_status knn_cuda_host(const float *queries, size_t n_queries, const float *refs,
@@ -292,9 +235,14 @@ extern "C" gmm_status knn_cuda_host(const float *queries, size_t n_queries, cons
     gmm_status status = GMM_OK;
     float *d_q = nullptr, *d_r = nullptr, *d_dist = nullptr;
     int32_t *d_idx = nullptr;
+    gmm_gpu *own_gpu = nullptr;
     if (!queries || !refs || !nn_index || !nn_dist)
         return gmm_error(GMM_ERR_ARG, "knn_cuda_host: NULL array");
     if (n_queries == 0) return GMM_OK;
+    if (!gpu) { /* a resources object of its own for this call (TF32 off) */
+        if ((status = gmm_gpu_create(&own_gpu)) != GMM_OK) return status;
+        gpu = own_gpu;
+    }
     GMM_CUDA_CHECK(cudaMalloc((void **)&d_q, n_queries * dim * sizeof(float)));
     GMM_CUDA_CHECK(cudaMemcpy(d_q, queries, n_queries * dim * sizeof(float), cudaMemcpyHostToDevice));
     if (refs == queries) {
@@ -308,8 +256,7 @@ extern "C" gmm_status knn_cuda_host(const float *queries, size_t n_queries, cons
     /* poison (index -1, distance NaN) so that unwritten outputs show */
     GMM_CUDA_CHECK(cudaMemset(d_idx, 0xFF, n_queries * k * sizeof(int32_t)));
     GMM_CUDA_CHECK(cudaMemset(d_dist, 0xFF, n_queries * k * sizeof(float)));
-    status = gpu ? knn_cublas(d_q, n_queries, d_r, n_refs, dim, k, d_idx, d_dist, gpu)
-                        : knn_cuda(d_q, n_queries, d_r, n_refs, dim, k, d_idx, d_dist);
+    status = knn_cublas(d_q, n_queries, d_r, n_refs, dim, k, d_idx, d_dist, gpu);
     if (status != GMM_OK) goto fail;
     GMM_CUDA_CHECK(cudaMemcpy(nn_index, d_idx, n_queries * k * sizeof(int32_t), cudaMemcpyDeviceToHost));
     GMM_CUDA_CHECK(cudaMemcpy(nn_dist, d_dist, n_queries * k * sizeof(float), cudaMemcpyDeviceToHost));
@@ -318,5 +265,6 @@ fail:
     cudaFree(d_q);
     cudaFree(d_idx);
     cudaFree(d_dist);
+    gmm_gpu_destroy(own_gpu);
     return status;
 }

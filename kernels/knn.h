@@ -1,12 +1,13 @@
 /* Brute-force k nearest neighbours, float32: for each query row, the k reference rows closest in
- * Euclidean distance, as indices and distances, nearest first. Three versions with one contract:
+ * Euclidean distance, as indices and distances, nearest first. Two versions with one contract:
  *   knn_cpu     OpenMP, the readable specification (host pointers);
- *   knn_cuda    hand-written kernel: direct differences sum (q - r)^2 over shared-memory tiles;
  *   knn_cublas  the GEMM form ||q||^2 + ||r||^2 - 2 q.r with cuBLAS SGEMM (no TF32), negatives
  *               from float32 cancellation clamped to 0.
- * Both GPU versions compute distances for a block of queries against all references at a time
+ * The GPU version computes distances for a block of queries against all references at a time
  * (the block sized to fit free device memory, never the whole n_queries x n_refs matrix when it
- * does not fit), then keep the best k per query with a register-resident selection (no sort).
+ * does not fit), then keeps the best k per query with a register-resident selection (no sort).
+ * The hand-written direct-difference kernel (knn_cuda_v1), which lost to the GEMM form, is an
+ * experiment in bench/experiments/knn.cu; it runs through knn_blocks below.
  *
  * All matrices are row-major: queries n_queries x dim, refs n_refs x dim, nn_index and nn_dist
  * n_queries x k. Distances are Euclidean (the square root), ascending; equal distances are
@@ -30,16 +31,27 @@ extern "C" {
 gmm_status knn_cpu(const float *queries, size_t n_queries, const float *refs, size_t n_refs,
                    size_t dim, size_t k, int32_t *nn_index, float *nn_dist);
 
-/* Device pointers; runs on the current device and stream 0, returns after the work finished. */
-gmm_status knn_cuda(const float *d_queries, size_t n_queries, const float *d_refs, size_t n_refs,
-                    size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist);
+/* Device pointers; runs on the current device (SGEMM on gpu's stream, the rest on the legacy
+ * default stream), returns after the work finished. gpu must not be NULL. */
 gmm_status knn_cublas(const float *d_queries, size_t n_queries, const float *d_refs,
                       size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index,
                       float *d_nn_dist, gmm_gpu *gpu);
 
-/* Host-pointer convenience: copies in, runs knn_cublas (on gpu's handle) or, when gpu is NULL,
- * knn_cuda, copies out. queries may equal refs (self-kNN: each point is then its own first
- * neighbour). */
+/* The block driver of knn_cublas with a caller's distance kernel in place of SGEMM (for the
+ * experiments, bench/experiments/knn.cu): for each block of queries, fill must write the SQUARED
+ * distances of the block's nq queries (d_q_block, rows of dim floats) to all n_refs references
+ * into d_block (nq x n_refs, row stride ld, a multiple of 32) on the legacy default stream; the
+ * selection then keeps the best k. Same contract and limits as knn_cublas; name (or "knn_blocks"
+ * when NULL) heads the error messages. */
+typedef gmm_status (*knn_fill_fn)(const float *d_q_block, int nq, const float *d_refs,
+                                  int n_refs, int dim, float *d_block, size_t ld);
+gmm_status knn_blocks(const float *d_queries, size_t n_queries, const float *d_refs,
+                      size_t n_refs, size_t dim, size_t k, int32_t *d_nn_index, float *d_nn_dist,
+                      knn_fill_fn fill, const char *name);
+
+/* Host-pointer convenience: copies in, runs knn_cublas on gpu or, when gpu is NULL, on a
+ * resources object of its own for this call (TF32 off), copies out. queries may equal refs
+ * (self-kNN: each point is then its own first neighbour). */
 gmm_status knn_cuda_host(const float *queries, size_t n_queries, const float *refs,
                          size_t n_refs, size_t dim, size_t k, gmm_gpu *gpu, int32_t *nn_index,
                          float *nn_dist);

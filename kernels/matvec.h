@@ -2,10 +2,11 @@
  * float64 (_f64). Sums accumulate in the element type, as cuBLAS does.
  *   matvec_*_cpu     OpenMP over rows, the readable specification;
  *   matvec_*_blas    OpenBLAS GEMV;
- *   matvec_*_cuda    hand-written kernel: one warp per row, 16-byte loads, shuffle reduction;
+ *   matvec_f32_cuda  hand-written kernel: one warp per row, 16-byte loads, shuffle reduction;
  *   matvec_*_cublas  cuBLAS GEMV.
- * GPU versions take device pointers and an optional cudaStream_t as void*; they return once the
- * work is queued. */
+ * GPU versions take device pointers (and an optional cudaStream_t as void*, or the resources
+ * object whose stream they run on); they return once the work is queued. The same kernel at
+ * float64 (matvec_f64_cuda_v1) lost to DGEMV and is an experiment in bench/experiments/matvec.cu. */
 #ifndef GMM_MATVEC_H
 #define GMM_MATVEC_H
 
@@ -29,8 +30,6 @@ gmm_status matvec_f64_cpu(const double *A, size_t n_rows, size_t n_cols, const d
                           double *y);
 gmm_status matvec_f64_blas(const double *A, size_t n_rows, size_t n_cols, const double *x,
                            double *y);
-gmm_status matvec_f64_cuda(const double *d_A, size_t n_rows, size_t n_cols, const double *d_x,
-                           double *d_y, void *stream);
 gmm_status matvec_f64_cublas(const double *d_A, size_t n_rows, size_t n_cols, const double *d_x,
                              double *d_y, gmm_gpu *gpu);
 

@@ -7,13 +7,10 @@
  * contents of a failed matrix are then unspecified.
  *   cholesky_cpu       OpenMP, column by column (Cholesky-Crout), the readable specification;
  *   cholesky_blas      LAPACKE dpotrf per matrix;
- *   cholesky_cuda      blocked right-looking kernels: per 64-column panel one launch factors the
- *                      diagonal block in shared memory (and inverts it), one solves the panel,
- *                      one updates the trailing lower triangle (3 launches per 64 columns, the
- *                      whole batch in each launch);
- *   cholesky_cusolver  cuSOLVER potrf (batch 1) or potrfBatched.
- * GPU versions take device pointers and an optional cudaStream_t as void*; they synchronise the
- * stream (the failure report needs the result). */
+ *   cholesky_cusolver  cuSOLVER potrf (batch 1) or potrfBatched, on gpu's stream; takes device
+ *                      pointers and synchronises the stream (the failure report needs the result).
+ * The hand-written blocked kernels (cholesky_cuda_v1), which lost to cuSOLVER and which nothing
+ * in the fit uses, are an experiment in bench/experiments/cholesky.cu. */
 #ifndef GMM_CHOLESKY_H
 #define GMM_CHOLESKY_H
 
@@ -26,7 +23,6 @@ extern "C" {
 
 gmm_status cholesky_cpu(double *A, int dim, int batch, int *failed_order);
 gmm_status cholesky_blas(double *A, int dim, int batch, int *failed_order);
-gmm_status cholesky_cuda(double *d_A, int dim, int batch, int *failed_order, void *stream);
 gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order, gmm_gpu *gpu);
 
 #ifdef __cplusplus

@@ -1,20 +1,12 @@
-/* Stand-ins for the hand-written linalg kernels' GPU entry points when CUDA is not built. */
+/* Stand-ins for the linalg GPU entry points (the vendor-library paths) when CUDA is not built. */
 #include "linalg/cholesky.h"
 #include "linalg/trsm.h"
 
 #define NO_DEVICE(name) gmm_error(GMM_ERR_NO_DEVICE, "%s: built without CUDA", name)
 
-gmm_status cholesky_cuda(double *d_A, int dim, int batch, int *failed_order, void *stream)
-{
-    return NO_DEVICE("cholesky_cuda");
-}
 gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order, gmm_gpu *gpu)
 {
     return NO_DEVICE("cholesky_cusolver");
-}
-gmm_status trsm_cuda(const double *d_L, int dim, double *d_B, size_t n_rhs, void *stream)
-{
-    return NO_DEVICE("trsm_cuda");
 }
 gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs, gmm_gpu *gpu)
 {

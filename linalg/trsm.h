@@ -3,12 +3,9 @@
  * overwrites B. float64, ROW-MAJOR, contiguous (so the right-hand sides are B's columns).
  *   trsm_cpu     OpenMP over blocks of right-hand sides, forward substitution (the specification);
  *   trsm_blas    OpenBLAS DTRSM;
- *   trsm_cuda    blocked kernel: the 64 x 64 diagonal blocks of L are inverted first (one
- *                launch), then each block of threads owns 64 right-hand sides and walks down the
- *                block rows: X_i = inv(L_ii) (B_i - sum_{j<i} L_ij X_j), register-blocked tiles;
- *   trsm_cublas  cuBLAS DTRSM.
- * GPU versions take device pointers and an optional cudaStream_t as void*; they return once the
- * work is queued. */
+ *   trsm_cublas  cuBLAS DTRSM on gpu's stream; takes device pointers, returns once queued.
+ * The hand-written blocked kernel (trsm_cuda_v1), which lost to cuBLAS and which nothing in the
+ * fit uses, is an experiment in bench/experiments/trsm.cu. */
 #ifndef GMM_TRSM_H
 #define GMM_TRSM_H
 
@@ -23,7 +20,6 @@ extern "C" {
 
 gmm_status trsm_cpu(const double *L, int dim, double *B, size_t n_rhs);
 gmm_status trsm_blas(const double *L, int dim, double *B, size_t n_rhs);
-gmm_status trsm_cuda(const double *d_L, int dim, double *d_B, size_t n_rhs, void *stream);
 gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs, gmm_gpu *gpu);
 
 #ifdef __cplusplus

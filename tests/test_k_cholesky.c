@@ -1,14 +1,16 @@
 /* Check suite for the Cholesky factorisation (linalg/cholesky.h): the CPU twin and LAPACKE
- * against a naive loop; on a GPU, the blocked kernels and cuSOLVER (potrf and potrfBatched)
- * against the CPU twin. Bound: relative error (2-norm) of L <= 1e-12 on well-conditioned
- * matrices; the strict upper triangle must be exactly zero. A matrix that is not positive
- * definite must give GMM_ERR_CHOLESKY and the order of the failing leading minor. */
+ * against a naive loop; on a GPU, every version of bench/experiments/cholesky.cu (0: the library's
+ * cuSOLVER potrf and potrfBatched; 1: the blocked kernels, cholesky_cuda_v1) against the CPU
+ * twin. Bound: relative error (2-norm) of L <= 1e-12 on well-conditioned matrices; the strict
+ * upper triangle must be exactly zero. A matrix that is not positive definite must give
+ * GMM_ERR_CHOLESKY and the order of the failing leading minor. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_gpu.h"
+#include "bench/experiments/experiments.h"
 #include "linalg/cholesky.h"
 #include "tests/testutil.h"
 
@@ -126,7 +128,7 @@ static void not_spd_case(int gpu, int which)
     if (gpu) {
         ck_assert_int_eq(bench_gpu_alloc((void **)&d_A, sizeof(double) * n), GMM_OK);
     }
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < (gpu ? CHOLESKY_N_VERSIONS : 2); v++) {
         for (int single = 0; single < 2; single++) {
             int orders[3] = {-1, -1, -1};
             const int nb = single ? 1 : batch;
@@ -136,10 +138,9 @@ static void not_spd_case(int gpu, int which)
             const char *who;
             if (gpu) {
                 ck_assert_int_eq(bench_gpu_upload(d_A, base, sizeof(double) * dd * nb), GMM_OK);
-                st = v ? cholesky_cusolver(d_A, dim, nb, orders, bench_gpu_resources())
-                       : cholesky_cuda(d_A, dim, nb, orders, NULL);
+                st = cholesky_version(v, d_A, dim, nb, orders, bench_gpu_resources());
                 ck_assert_int_eq(bench_gpu_download(base, d_A, sizeof(double) * dd * nb), GMM_OK);
-                who = v ? "cholesky_cusolver" : "cholesky_cuda";
+                who = cholesky_version_name(v);
             } else {
                 st = v ? cholesky_blas(base, dim, nb, orders) : cholesky_cpu(base, dim, nb, orders);
                 who = v ? "cholesky_blas" : "cholesky_cpu";
@@ -181,15 +182,17 @@ static void gpu_case(int dim, int batch, uint64_t seed)
     memcpy(ref, A, sizeof(double) * n);
     ck_assert_int_eq(cholesky_cpu(ref, dim, batch, NULL), GMM_OK);
     ck_assert_int_eq(bench_gpu_alloc((void **)&d_A, sizeof(double) * n), GMM_OK);
-    for (int lib = 0; lib < 2; lib++) {
+    for (int v = 0; v < CHOLESKY_N_VERSIONS; v++) {
+        const char *who = cholesky_version_name(v);
         ck_assert_int_eq(bench_gpu_upload(d_A, A, sizeof(double) * n), GMM_OK);
         int orders[16];
-        gmm_status st = lib ? cholesky_cusolver(d_A, dim, batch, orders, bench_gpu_resources())
-                            : cholesky_cuda(d_A, dim, batch, orders, NULL);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+        for (int b = 0; b < 16; b++) orders[b] = -1;
+        gmm_status st = cholesky_version(v, d_A, dim, batch, orders, bench_gpu_resources());
+        ck_assert_msg(st == GMM_OK, "%s: %s", who, gmm_error_message(st));
+        for (int b = 0; b < batch; b++) ck_assert_msg(orders[b] == 0, "%s: order %d", who, orders[b]);
         for (size_t k = 0; k < n; k++) out[k] = TU_POISON_F64;
         ck_assert_int_eq(bench_gpu_download(out, d_A, sizeof(double) * n), GMM_OK);
-        const char *who = lib ? "cholesky_cusolver" : "cholesky_cuda";
+        for (size_t k = 0; k < n; k++) ck_assert_msg(!isnan(out[k]), "%s: NaN at %zu", who, k);
         double e = tu_rel_error(out, ref, n);
         ck_assert_msg(e <= BOUND, "%s dim %d batch %d: rel err %g", who, dim, batch, e);
         assert_upper_zero(out, dim, batch, who);
@@ -218,6 +221,17 @@ START_TEST(gpu_gmm_shape)
 }
 END_TEST
 
+/* A version number the experiments do not have is refused (GMM_ERR_ARG; without CUDA every
+ * version answers GMM_ERR_NO_DEVICE); nothing is touched, so a host pointer is safe here. */
+START_TEST(unknown_version)
+{
+    double A[1] = {1.0};
+    ck_assert_int_ne(cholesky_version(CHOLESKY_N_VERSIONS, A, 1, 1, NULL, NULL), GMM_OK);
+    ck_assert_int_ne(cholesky_version(-1, A, 1, 1, NULL, NULL), GMM_OK);
+    ck_assert_str_eq(cholesky_version_name(CHOLESKY_N_VERSIONS), "?");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("k_cholesky");
@@ -228,6 +242,7 @@ int main(void)
     tcase_add_loop_test(tc, gpu_matches_cpu, 0, N_SHAPES);
     tcase_add_loop_test(tc, gpu_not_spd, 0, 3);
     tcase_add_test(tc, gpu_gmm_shape);
+    tcase_add_test(tc, unknown_version);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

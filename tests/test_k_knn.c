@@ -1,6 +1,8 @@
 /* Check suite for kernels/knn.h: the CPU twin against a naive double-precision loop with a full
  * sort, exact ties (integer data: every version must order equal distances by index), and on a
- * GPU the direct-difference kernel and the cuBLAS GEMM form against the CPU twin.
+ * GPU every version of bench/experiments/knn.cu (0: the library's cuBLAS GEMM form, knn_cublas;
+ * 1: the direct-difference kernel, knn_cuda_v1) and the library's host convenience knn_cuda_host
+ * (with the test's resources object and with NULL, its own) against the naive reference.
  * Tolerances: returned distances within 1e-5 (CPU, direct kernel) or 2e-3 (GEMM form, whose
  * |q|^2 + |r|^2 - 2 q.r loses digits to cancellation) times the largest row norm of the pointwise
  * true distance of the returned index, and of the k-th true distance at each rank. */
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "bench/bench_gpu.h"
+#include "bench/experiments/experiments.h"
 #include "kernels/knn.h"
 #include "tests/testutil.h"
 
@@ -88,6 +91,56 @@ typedef struct {
     size_t m, n, dim, k;
 } knn_case;
 
+/* The GPU paths checked: 0 .. KNN_N_VERSIONS - 1 the versions of bench/experiments/knn.cu (on
+ * device buffers whose outputs are poisoned first; refs alias queries when r == q), then the
+ * library's host convenience knn_cuda_host on the test's resources object and with gpu NULL. */
+#define N_GPU_PATHS (KNN_N_VERSIONS + 2)
+_Static_assert(KNN_N_VERSIONS == 2, "give the new kNN version its tolerance in GPU_PATH_TOL");
+static const double GPU_PATH_TOL[N_GPU_PATHS] = {2e-3, 1e-5, 2e-3, 2e-3};
+
+static const char *gpu_path_name(int path)
+{
+    if (path < KNN_N_VERSIONS) return knn_version_name(path);
+    return path == KNN_N_VERSIONS ? "knn_cuda_host(gpu)" : "knn_cuda_host(NULL)";
+}
+
+static gmm_status run_gpu_path(int path, const float *q, size_t m, const float *r, size_t n,
+                               size_t dim, size_t k, int32_t *idx, float *dist)
+{
+    if (path == KNN_N_VERSIONS) return knn_cuda_host(q, m, r, n, dim, k, bench_gpu_resources(), idx, dist);
+    if (path == KNN_N_VERSIONS + 1) return knn_cuda_host(q, m, r, n, dim, k, NULL, idx, dist);
+    float *d_q = NULL, *d_r = NULL, *d_dist = NULL;
+    int32_t *d_idx = NULL;
+    int32_t *poison_idx = malloc(sizeof(int32_t) * m * k);
+    float *poison_dist = malloc(sizeof(float) * m * k);
+    ck_assert(poison_idx && poison_dist);
+    for (size_t i = 0; i < m * k; i++) {
+        poison_idx[i] = -7;
+        poison_dist[i] = NAN;
+    }
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_q, sizeof(float) * m * dim), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_q, q, sizeof(float) * m * dim), GMM_OK);
+    if (r == q) {
+        d_r = d_q;
+    } else {
+        ck_assert_int_eq(bench_gpu_alloc((void **)&d_r, sizeof(float) * n * dim), GMM_OK);
+        ck_assert_int_eq(bench_gpu_upload(d_r, r, sizeof(float) * n * dim), GMM_OK);
+    }
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_idx, sizeof(int32_t) * m * k), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_dist, sizeof(float) * m * k), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_idx, poison_idx, sizeof(int32_t) * m * k), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_dist, poison_dist, sizeof(float) * m * k), GMM_OK);
+    gmm_status st = knn_version(path, d_q, m, d_r, n, dim, k, d_idx, d_dist, bench_gpu_resources());
+    if (st == GMM_OK) {
+        ck_assert_int_eq(bench_gpu_download(idx, d_idx, sizeof(int32_t) * m * k), GMM_OK);
+        ck_assert_int_eq(bench_gpu_download(dist, d_dist, sizeof(float) * m * k), GMM_OK);
+    }
+    if (d_r != d_q) bench_gpu_free(d_r);
+    bench_gpu_free(d_q), bench_gpu_free(d_idx), bench_gpu_free(d_dist);
+    free(poison_idx), free(poison_dist);
+    return st;
+}
+
 static void run_case(knn_case c, uint64_t seed, int gpu)
 {
     float *q = malloc(sizeof(float) * c.m * c.dim), *r = malloc(sizeof(float) * c.n * c.dim);
@@ -97,15 +150,16 @@ static void run_case(knn_case c, uint64_t seed, int gpu)
     tu_fill_uniform_f(q, c.m * c.dim, -1.0f, 2.0f, seed);
     tu_fill_uniform_f(r, c.n * c.dim, -1.0f, 2.0f, seed + 1);
     knn_naive(q, c.m, r, c.n, c.dim, c.k, ref_idx, ref_dist);
-    for (int path = 0; path < (gpu ? 2 : 1); path++) {
+    for (int path = 0; path < (gpu ? N_GPU_PATHS : 1); path++) {
         for (size_t i = 0; i < c.m * c.k; i++) {
             idx[i] = -7;
             dist[i] = NAN;
         }
-        gmm_status st = gpu ? knn_cuda_host(q, c.m, r, c.n, c.dim, c.k, path ? bench_gpu_resources() : NULL, idx, dist)
+        gmm_status st = gpu ? run_gpu_path(path, q, c.m, r, c.n, c.dim, c.k, idx, dist)
                             : knn_cpu(q, c.m, r, c.n, c.dim, c.k, idx, dist);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
-        check_knn(q, c.m, r, c.n, c.dim, c.k, idx, dist, ref_dist, path == 1 ? 2e-3 : 1e-5);
+        ck_assert_msg(st == GMM_OK, "%s: %s", gpu ? gpu_path_name(path) : "knn_cpu",
+                      gmm_error_message(st));
+        check_knn(q, c.m, r, c.n, c.dim, c.k, idx, dist, ref_dist, gpu ? GPU_PATH_TOL[path] : 1e-5);
     }
     free(q), free(r), free(idx), free(ref_idx), free(dist), free(ref_dist);
 }
@@ -134,15 +188,16 @@ static void run_ties(int gpu)
     for (size_t i = 0; i < m * dim; i++) q[i] = (float)(tu_rand_u64(&s) % 3);
     for (size_t i = 0; i < n * dim; i++) r[i] = (float)(tu_rand_u64(&s) % 3);
     knn_naive(q, m, r, n, dim, k, ref_idx, ref_dist);
-    for (int path = 0; path < (gpu ? 2 : 1); path++) {
+    for (int path = 0; path < (gpu ? N_GPU_PATHS : 1); path++) {
+        const char *who = gpu ? gpu_path_name(path) : "knn_cpu";
         memset(idx, 0xFF, sizeof(int32_t) * m * k);
-        gmm_status st = gpu ? knn_cuda_host(q, m, r, n, dim, k, path ? bench_gpu_resources() : NULL, idx, dist)
+        gmm_status st = gpu ? run_gpu_path(path, q, m, r, n, dim, k, idx, dist)
                             : knn_cpu(q, m, r, n, dim, k, idx, dist);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+        ck_assert_msg(st == GMM_OK, "%s: %s", who, gmm_error_message(st));
         for (size_t i = 0; i < m * k; i++) {
-            ck_assert_msg(idx[i] == ref_idx[i], "path %d, entry %zu: index %d, naive %d", path, i,
+            ck_assert_msg(idx[i] == ref_idx[i], "%s, entry %zu: index %d, naive %d", who, i,
                           idx[i], ref_idx[i]);
-            ck_assert_msg(dist[i] == (float)ref_dist[i], "path %d, entry %zu: %g vs %g", path, i,
+            ck_assert_msg(dist[i] == (float)ref_dist[i], "%s, entry %zu: %g vs %g", who, i,
                           dist[i], ref_dist[i]);
         }
     }
@@ -194,16 +249,34 @@ START_TEST(test_gpu_self)
     float *x = malloc(sizeof(float) * n * dim), *dist = malloc(sizeof(float) * n * k);
     int32_t *idx = malloc(sizeof(int32_t) * n * k);
     tu_fill_uniform_f(x, n * dim, 0.0f, 1.0f, 5);
-    for (int path = 0; path < 2; path++) {
-        ck_assert_int_eq(knn_cuda_host(x, n, x, n, dim, k, path ? bench_gpu_resources() : NULL, idx, dist), GMM_OK);
+    for (int path = 0; path < N_GPU_PATHS; path++) {
+        const char *who = gpu_path_name(path);
+        /* the direct-difference kernel computes (x - x)^2 = 0 exactly */
+        const float self_tol = GPU_PATH_TOL[path] < 1e-4 ? 0.0f : 1e-2f;
+        gmm_status st = run_gpu_path(path, x, n, x, n, dim, k, idx, dist);
+        ck_assert_msg(st == GMM_OK, "%s: %s", who, gmm_error_message(st));
         for (size_t i = 0; i < n; i++) {
-            ck_assert_int_eq(idx[i * k], (int32_t)i);
-            ck_assert_float_le(dist[i * k], path ? 1e-2f : 0.0f);
-            ck_assert_float_ge(dist[i * k], 0.0f);
+            ck_assert_msg(idx[i * k] == (int32_t)i, "%s: point %zu's first neighbour %d", who, i,
+                          idx[i * k]);
+            ck_assert_msg(dist[i * k] <= self_tol && dist[i * k] >= 0.0f, "%s: self distance %g",
+                          who, dist[i * k]);
         }
+        ck_assert_msg(run_gpu_path(path, x, n, x, n, dim, KNN_CUDA_MAX_K + 1, idx, dist) == GMM_ERR_ARG,
+                      "%s: k > KNN_CUDA_MAX_K accepted", who);
     }
-    ck_assert_int_eq(knn_cuda_host(x, n, x, n, dim, KNN_CUDA_MAX_K + 1, NULL, idx, dist), GMM_ERR_ARG);
     free(x), free(dist), free(idx);
+}
+END_TEST
+
+/* A version number the experiments do not have is refused (see test_k_cholesky.c). */
+START_TEST(test_unknown_version)
+{
+    float x[2] = {1, 2};
+    int32_t idx[1];
+    float dist[1];
+    ck_assert_int_ne(knn_version(KNN_N_VERSIONS, x, 1, x, 1, 2, 1, idx, dist, NULL), GMM_OK);
+    ck_assert_int_ne(knn_version(-1, x, 1, x, 1, 2, 1, idx, dist, NULL), GMM_OK);
+    ck_assert_str_eq(knn_version_name(KNN_N_VERSIONS), "?");
 }
 END_TEST
 
@@ -217,6 +290,7 @@ static Suite *knn_suite(void)
     tcase_add_test(tc, test_cpu_bad_args);
     tcase_add_test(tc, test_gpu_vs_cpu);
     tcase_add_test(tc, test_gpu_self);
+    tcase_add_test(tc, test_unknown_version);
     suite_add_tcase(s, tc);
     return s;
 }

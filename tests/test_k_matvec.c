@@ -1,12 +1,14 @@
 /* Check suite for the matrix-vector product (kernels/matvec.h), float32 and float64: the CPU twins
- * and OpenBLAS against a naive float64 loop; on a GPU, the CUDA kernel and cuBLAS GEMV against the
- * CPU twin. Bounds (relative error, 2-norm): float64 1e-12; float32 1e-5 (float32 sums of up to
+ * and OpenBLAS against a naive float64 loop; on a GPU, the float32 CUDA kernel and cuBLAS SGEMV,
+ * and every float64 version of bench/experiments/matvec.cu (0: the library's cuBLAS DGEMV; 1: the
+ * hand-written kernel, matvec_f64_cuda_v1), against the CPU twin. Bounds (relative error, 2-norm): float64 1e-12; float32 1e-5 (float32 sums of up to
  * 4099 terms, about sqrt(n) * 6e-8). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bench/bench_gpu.h"
+#include "bench/experiments/experiments.h"
 #include "kernels/matvec.h"
 #include "tests/testutil.h"
 
@@ -44,15 +46,16 @@ static void check_f64(const shape *s, uint64_t seed, int gpu)
     } else {
         naive(A, x, s->rows, s->cols, ref);
     }
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < (gpu ? MATVEC_F64_N_VERSIONS : 2); v++) {
         for (size_t i = 0; i < s->rows; i++) y[i] = TU_POISON_F64;
         gmm_status st;
         if (gpu) {
             ck_assert_int_eq(bench_gpu_upload(d_y, y, sizeof(double) * s->rows), GMM_OK);
-            st = v ? matvec_f64_cublas(d_A, s->rows, s->cols, d_x, d_y, bench_gpu_resources())
-                   : matvec_f64_cuda(d_A, s->rows, s->cols, d_x, d_y, NULL);
-            ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+            st = matvec_f64_version(v, d_A, s->rows, s->cols, d_x, d_y, bench_gpu_resources());
+            ck_assert_msg(st == GMM_OK, "%s: %s", matvec_f64_version_name(v), gmm_error_message(st));
             ck_assert_int_eq(bench_gpu_download(y, d_y, sizeof(double) * s->rows), GMM_OK);
+            for (size_t i = 0; i < s->rows; i++)
+                ck_assert_msg(!isnan(y[i]), "%s: row %zu not written", matvec_f64_version_name(v), i);
         } else {
             st = v ? matvec_f64_blas(A, s->rows, s->cols, x, y) : matvec_f64_cpu(A, s->rows, s->cols, x, y);
             ck_assert_int_eq(st, GMM_OK);
@@ -127,6 +130,16 @@ START_TEST(gpu_matches_cpu)
 }
 END_TEST
 
+/* A version number the experiments do not have is refused (see test_k_cholesky.c). */
+START_TEST(unknown_version)
+{
+    double x[1] = {1.0}, y[1];
+    ck_assert_int_ne(matvec_f64_version(MATVEC_F64_N_VERSIONS, x, 1, 1, x, y, NULL), GMM_OK);
+    ck_assert_int_ne(matvec_f64_version(-1, x, 1, 1, x, y, NULL), GMM_OK);
+    ck_assert_str_eq(matvec_f64_version_name(MATVEC_F64_N_VERSIONS), "?");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("k_matvec");
@@ -134,6 +147,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, cpu_matches_naive, 0, N_SHAPES);
     tcase_add_loop_test(tc, gpu_matches_cpu, 0, N_SHAPES);
+    tcase_add_test(tc, unknown_version);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -1,6 +1,6 @@
 /* Check suite for the lower triangular solve L X = B (linalg/trsm.h): the CPU twin and OpenBLAS
- * against naive forward substitution; on a GPU, the blocked kernel and cuBLAS TRSM against the
- * CPU twin. Bound: relative error (2-norm) <= 1e-12 on a well-conditioned L (diagonal in [1, 2],
+ * against naive forward substitution; on a GPU, every version of bench/experiments/trsm.cu (0:
+ * the library's cuBLAS TRSM; 1: the blocked kernel, trsm_cuda_v1) against the CPU twin. Bound: relative error (2-norm) <= 1e-12 on a well-conditioned L (diagonal in [1, 2],
  * off-diagonal entries below 1/dim). The strict upper triangle of L is filled with NaN: it must
  * never be read. */
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench/bench_gpu.h"
+#include "bench/experiments/experiments.h"
 #include "linalg/trsm.h"
 #include "tests/testutil.h"
 
@@ -79,15 +80,17 @@ static void gpu_case(int dim, size_t nrhs, uint64_t seed)
     ck_assert_int_eq(bench_gpu_alloc((void **)&d_L, sizeof(double) * dim * dim), GMM_OK);
     ck_assert_int_eq(bench_gpu_alloc((void **)&d_B, sizeof(double) * nb), GMM_OK);
     ck_assert_int_eq(bench_gpu_upload(d_L, L, sizeof(double) * dim * dim), GMM_OK);
-    for (int lib = 0; lib < 2; lib++) {
+    for (int v = 0; v < TRSM_N_VERSIONS; v++) {
+        const char *who = trsm_version_name(v);
         ck_assert_int_eq(bench_gpu_upload(d_B, B, sizeof(double) * nb), GMM_OK);
-        gmm_status st = lib ? trsm_cublas(d_L, dim, d_B, nrhs, bench_gpu_resources()) : trsm_cuda(d_L, dim, d_B, nrhs, NULL);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+        gmm_status st = trsm_version(v, d_L, dim, d_B, nrhs, bench_gpu_resources());
+        ck_assert_msg(st == GMM_OK, "%s: %s", who, gmm_error_message(st));
+        ck_assert_int_eq(bench_gpu_sync(), GMM_OK);
         for (size_t k = 0; k < nb; k++) out[k] = TU_POISON_F64;
         ck_assert_int_eq(bench_gpu_download(out, d_B, sizeof(double) * nb), GMM_OK);
+        for (size_t k = 0; k < nb; k++) ck_assert_msg(!isnan(out[k]), "%s: NaN at %zu", who, k);
         double e = tu_rel_error(out, ref, nb);
-        ck_assert_msg(e <= BOUND, "%s %dx%zu: rel err %g", lib ? "trsm_cublas" : "trsm_cuda", dim,
-                      nrhs, e);
+        ck_assert_msg(e <= BOUND, "%s %dx%zu: rel err %g", who, dim, nrhs, e);
     }
     bench_gpu_free(d_L), bench_gpu_free(d_B);
     free(L), free(B), free(ref), free(out);
@@ -113,6 +116,16 @@ START_TEST(gpu_gmm_shape)
 }
 END_TEST
 
+/* A version number the experiments do not have is refused (see test_k_cholesky.c). */
+START_TEST(unknown_version)
+{
+    double x[1] = {1.0};
+    ck_assert_int_ne(trsm_version(TRSM_N_VERSIONS, x, 1, x, 1, NULL), GMM_OK);
+    ck_assert_int_ne(trsm_version(-1, x, 1, x, 1, NULL), GMM_OK);
+    ck_assert_str_eq(trsm_version_name(TRSM_N_VERSIONS), "?");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("k_trsm");
@@ -121,6 +134,7 @@ int main(void)
     tcase_add_loop_test(tc, cpu_matches_naive, 0, N_SHAPES);
     tcase_add_loop_test(tc, gpu_matches_cpu, 0, N_SHAPES);
     tcase_add_test(tc, gpu_gmm_shape);
+    tcase_add_test(tc, unknown_version);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

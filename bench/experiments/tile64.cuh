@@ -1,12 +1,13 @@
-/* Internal to the linalg kernels (cholesky.cu, trsm.cu): a 64 x 64 output tile accumulated by a
+/* Internal to the hand-written Cholesky and triangular-solve experiments (bench/experiments/
+ * cholesky.cu, trsm.cu; moved here from linalg/ with them): a 64 x 64 output tile accumulated by a
  * block of 256 threads on the float64 FMA units, 4 x 4 outputs per thread (rows ty + 16 i, columns
  * tx + 16 j), operands staged 16 at a time through double-buffered shared memory: the next 16
  * are loaded into registers while the current 16 are multiplied, so the load latency hides
  * behind the arithmetic. The operands are read through loader functors so the same loop serves
  * A B, A B^T and the in-place solves. Loaders return 0 outside the matrix; loads are coherent
  * (no __ldg) because the solves read what the block wrote. */
-#ifndef GMM_TILE64_CUH
-#define GMM_TILE64_CUH
+#ifndef GMM_BENCH_EXPERIMENTS_TILE64_CUH
+#define GMM_BENCH_EXPERIMENTS_TILE64_CUH
 
 namespace tile64 {
 
