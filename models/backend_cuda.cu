@@ -18,10 +18,13 @@
  * Variants for measurement, from options.tuning: estep_per_component (K GEMMs instead of one),
  * cholesky_one_by_one (K cusolverDnDpotrf calls instead of the batched one), cov_product (a full
  * GEMM or SYRK instead of the lower block triangle for the covariance products), no_compaction
- * (the covariance products over every row instead of the packed rows with r_ik > 1e-20).
+ * (the covariance products over every row instead of the packed rows with r_ik > 1e-20),
+ * means_product (matmul_cuda instead of cuBLAS for the means, K <= 16), cov_kernel (the
+ * hand-written tensor-core SYRK, wcov_packed_cuda, instead of cuBLAS for the float64 covariance
+ * products).
  *
- * Compaction (default): per chunk, flags r_ik > 1e-20 (component-major), one CUB exclusive scan,
- * K + 1 packed bounds back to the host, then one kernel gathers the sqrt(r)-scaled centred rows
+ * Compaction (default; kernels/compact.h): per chunk, flags r_ik > 1e-20 (component-major),
+ * one CUB exclusive scan, K + 1 packed bounds back to the host, then one kernel gathers the sqrt(r)-scaled centred rows
  * of the kept (i, k) into packed per-component blocks and the products run over those rows only
  * (responsibilities in 784 dimensions are nearly hard: ~N/K rows per component).
  *
