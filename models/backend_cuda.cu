@@ -24,9 +24,10 @@
  * products).
  *
  * Compaction (default; kernels/compact.h): per chunk, flags r_ik > 1e-20 (component-major),
- * one CUB exclusive scan, K + 1 packed bounds back to the host, then one kernel gathers the sqrt(r)-scaled centred rows
- * of the kept (i, k) into packed per-component blocks and the products run over those rows only
- * (responsibilities in 784 dimensions are nearly hard: ~N/K rows per component).
+ * one CUB exclusive scan, K + 1 packed bounds back to the host, then one kernel gathers the
+ * sqrt(r)-scaled centred rows of the kept (i, k) into packed per-component blocks and the products
+ * run over those rows only (responsibilities in 784 dimensions are nearly hard: ~N/K rows per
+ * component).
  *
  * k-means (kmeans_lloyd): Lloyd iterations from host seeds with the distances as one GEMM
  * (||x||^2 - 2 x c^T + ||c||^2), labels and the changed count on the device, center sums as the

@@ -253,7 +253,8 @@ START_TEST(test_variants)
     static const shape means_sh[] = {{1237, 784, 2}, {1237, 7, 3}, {1001, 9, 17}};
     g_tuning.means_product = GMM_MEANS_PRODUCT_MATMUL;
     for (size_t s = 0; s < 3; s++)
-        for (int t = 0; t < 4; t++) compare_shape(&means_sh[s], TYPES[t], GMM_PRECISION_FP64, 1e-10);
+        for (int t = 0; t < 4; t++)
+            compare_shape(&means_sh[s], TYPES[t], GMM_PRECISION_FP64, 1e-10);
     g_tuning.means_product = GMM_MEANS_PRODUCT_AUTO;
     /* the covariance products by the tensor-core SYRK on the packed blocks (even d: the sm_90
      * path; odd d: WMMA), with and without compaction, in chunks, and float32 data (float64

@@ -21,8 +21,9 @@ typedef struct {
     int pattern; /* 0: nearly hard, last component empty; 1: every row kept; 2: mixed */
 } shape;
 
-static const shape SHAPES[] = {{1, 1, 1, 1},    {37, 1, 1, 2},   {300, 3, 1, 0},  {257, 4, 5, 0},
-                               {513, 2, 131, 1}, {1237, 5, 784, 0}, {999, 10, 64, 2}, {100, 17, 3, 0}};
+static const shape SHAPES[] = {{1, 1, 1, 1},      {37, 1, 1, 2},     {300, 3, 1, 0},
+                               {257, 4, 5, 0},    {513, 2, 131, 1},  {1237, 5, 784, 0},
+                               {999, 10, 64, 2},  {100, 17, 3, 0}};
 #define N_SHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
 
 static void make(const shape *s, double **W, double **X, double **M, uint64_t seed)
@@ -61,7 +62,8 @@ static int naive_compact(const shape *s, const double *W, const double *X, const
             double w = W[i * s->k + k];
             if (w <= 1e-20) continue;
             for (int j = 0; j < s->d; j++)
-                packed[(size_t)p * s->d + j] = sqrt(w) * (X[i * s->d + j] - M[(size_t)k * s->d + j]);
+                packed[(size_t)p * s->d + j] =
+                    sqrt(w) * (X[i * s->d + j] - M[(size_t)k * s->d + j]);
             p++;
         }
     }
@@ -214,7 +216,8 @@ START_TEST(gpu_matches_cpu)
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         ck_assert_int_eq(bench_gpu_download(po, d_C, sizeof(double) * d * d), GMM_OK);
         double e = lower_error(po, pr, d);
-        ck_assert_msg(e <= 1e-12, "wcov_packed_cuda k=%zu rows=%d d=%zu: rel err %g", k, rows, d, e);
+        ck_assert_msg(e <= 1e-12, "wcov_packed_cuda k=%zu rows=%d d=%zu: rel err %g", k, rows, d,
+                      e);
         st = wcov_packed_cuda((const double *)d_P + (size_t)rb[k] * d, rows, d, 1, d_C, NULL);
         ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
         ck_assert_int_eq(bench_gpu_download(po, d_C, sizeof(double) * d * d), GMM_OK);

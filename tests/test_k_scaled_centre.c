@@ -17,8 +17,9 @@ typedef struct {
     size_t stride; /* weight stride (>= k) */
 } shape;
 
-static const shape SHAPES[] = {{1, 1, 1, 1},   {37, 1, 1, 3},   {300, 3, 1, 3},    {257, 4, 5, 4},
-                               {513, 1, 131, 5}, {1237, 3, 784, 3}, {999, 10, 64, 10}, {100, 17, 3, 17}};
+static const shape SHAPES[] = {{1, 1, 1, 1},     {37, 1, 1, 3},      {300, 3, 1, 3},
+                               {257, 4, 5, 4},   {513, 1, 131, 5},   {1237, 3, 784, 3},
+                               {999, 10, 64, 10}, {100, 17, 3, 17}};
 #define N_SHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
 
 static void make(const shape *s, double **W, double **X, double **M, uint64_t seed)
@@ -84,7 +85,8 @@ START_TEST(gpu_matches_cpu)
         const gmm_elem oe = (v & 2) ? GMM_ELEM_F32 : GMM_ELEM_F64;
         for (size_t q = 0; q < m; q++) out[q] = TU_POISON_F64, outf[q] = NAN;
         ck_assert_int_eq(bench_gpu_upload(d_O, oe == GMM_ELEM_F32 ? (void *)outf : (void *)out,
-                                          (oe == GMM_ELEM_F32 ? sizeof(float) : sizeof(double)) * m),
+                                          (oe == GMM_ELEM_F32 ? sizeof(float) : sizeof(double)) *
+                                              m),
                          GMM_OK);
         gmm_status st = scaled_centre_cuda(xe == GMM_ELEM_F32 ? d_Xf : d_X, xe, s->n, s->d, d_W,
                                            s->stride, s->k, d_M, d_O, oe, NULL);
@@ -97,7 +99,8 @@ START_TEST(gpu_matches_cpu)
         }
         double e = tu_rel_error(out, xe == GMM_ELEM_F32 ? reff : ref, m);
         ck_assert_msg(e <= (oe == GMM_ELEM_F32 ? 1e-6 : 1e-15),
-                      "scaled_centre_cuda variant %d %zux%dx%d: rel err %g", v, s->n, s->k, s->d, e);
+                      "scaled_centre_cuda variant %d %zux%dx%d: rel err %g", v, s->n, s->k, s->d,
+                      e);
     }
     bench_gpu_free(d_W), bench_gpu_free(d_X), bench_gpu_free(d_Xf), bench_gpu_free(d_M);
     bench_gpu_free(d_O);
