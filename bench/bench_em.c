@@ -12,7 +12,9 @@
  * two warm-up iterations. FLOP counted for full covariance: E-step GEMM 2 N d^2 K, covariance
  * SYRK N d^2 K, means GEMM 2 N d K. --variants also times the backend's alternative paths
  * (K GEMMs in the E-step, one cusolverDnDpotrf per component, the covariance products as SYRK
- * or as one full GEMM instead of the lower block triangle of GEMMs). */
+ * or as one full GEMM instead of the lower block triangle of GEMMs, the means by the
+ * hand-written matmul_cuda, the covariance products by the hand-written tensor-core SYRK on the
+ * packed rows). */
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -235,8 +237,10 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_SYRK}, "fp64 cov SYRK"},
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_GEMM}, "fp64 cov full GEMM"},
             {GMM_PRECISION_TF32, {.cov_product = GMM_COV_PRODUCT_GEMM}, "tf32 cov full GEMM"},
+            {GMM_PRECISION_FP64, {.means_product = GMM_MEANS_PRODUCT_MATMUL}, "fp64 means matmul"},
+            {GMM_PRECISION_FP64, {.cov_kernel = GMM_COV_KERNEL_TILED}, "fp64 cov tiled"},
         };
-        int n_runs = variants ? 10 : 5;
+        int n_runs = variants ? (int)(sizeof runs / sizeof runs[0]) : 5;
         for (int r = 0; r < n_runs && n_rows < 64; r++) {
             em_timing t;
             time_em(X, N, d, K, type, runs[r].p, &runs[r].tuning, iters, &t);

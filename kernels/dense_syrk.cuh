@@ -338,15 +338,17 @@ syrk_dmma_kernel(const double *__restrict__ X, size_t n, int d, const double *__
 #endif
 }
 
-/* Zeroes out, launches the kernel over the lower-triangle tiles with enough row slabs to fill
- * the device. The caller mirrors and scales. */
+/* Zeroes out (unless zero_first is false: then the lower triangle is added to what out holds),
+ * launches the kernel over the lower-triangle tiles with enough row slabs to fill the device.
+ * The caller mirrors and scales. <false, false> is the plain A^T A of rows that are already
+ * centred and scaled (the M-step's packed blocks, wcov_packed_cuda). */
 template <bool WEIGHTED, bool CENTRED>
 gmm_status syrk_lower_accumulate(const double *X, size_t n, int d, const double *w,
                                  size_t w_stride, const double *mu, double *out,
-                                 cudaStream_t stream)
+                                 cudaStream_t stream, bool zero_first = true)
 {
     gmm_status status = GMM_OK;
-    GMM_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(double) * (size_t)d * d, stream));
+    if (zero_first) GMM_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(double) * (size_t)d * d, stream));
     if (n == 0) return GMM_OK;
     static_assert(WEIGHTED == CENTRED, "rows past the end are masked by a zero weight");
     if (d % 2 == 0 && ((uintptr_t)X % 16) == 0 && dense_cc_major() >= 9) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "kernels/blas_cpu.h"
+#include "kernels/compact.h"
 
 static double weight_sum(const double *w, size_t n, size_t stride)
 {
@@ -48,11 +49,6 @@ gmm_status wcov_cpu(const double *X, size_t n_samples, int dim, const double *we
     return GMM_OK;
 }
 
-/* Rows whose weight is at most this are left out of the SYRK: in the GMM's high-dimensional
- * M-step most responsibilities of a component are ~0, so skipping them removes most of the work
- * and keeps sqrt(w) products out of the subnormal range, where arithmetic crawls. What is left
- * out weighs less than n_samples * 1e-20 in total, below float64 rounding of the result. */
-#define WCOV_NEGLIGIBLE_WEIGHT 1e-20
 #define WCOV_CHUNK_BYTES (32u << 20)
 
 gmm_status wcov_blas(const double *X, size_t n_samples, int dim, const double *weights,
@@ -67,28 +63,42 @@ gmm_status wcov_blas(const double *X, size_t n_samples, int dim, const double *w
     size_t chunk = WCOV_CHUNK_BYTES / (sizeof(double) * (size_t)dim);
     if (chunk < 16) chunk = 16;
     if (chunk > n_samples) chunk = n_samples;
-    /* the chunk of gathered, sqrt(w)-scaled centred rows: bounded memory whatever N is */
+    /* the chunk's kept sqrt(w)-scaled centred rows (kernels/compact.h, one component): bounded
+     * memory whatever N is */
     double *scaled = malloc(sizeof(double) * chunk * (size_t)dim);
     if (!scaled) return gmm_error(GMM_ERR_NOMEM, "wcov_blas: %zu x %d temporary", chunk, dim);
     double scale = 1.0 / (weight_sum(weights, n_samples, weight_stride) + 10 * DBL_EPSILON);
-    size_t next = 0;
-    int first = 1;
-    while (next < n_samples || first) {
-        size_t filled = 0;
-        for (; next < n_samples && filled < chunk; next++) {
-            double w = weights[next * weight_stride];
-            if (w <= WCOV_NEGLIGIBLE_WEIGHT) continue;
-            double s = sqrt(w);
-            const double *x = X + next * dim;
-            double *z = scaled + filled * dim;
-            for (int j = 0; j < dim; j++) z[j] = s * (x[j] - mean[j]);
-            filled++;
+    int first = 1, bounds[2];
+    for (size_t r0 = 0; r0 < n_samples; r0 += chunk) {
+        const size_t rows = n_samples - r0 < chunk ? n_samples - r0 : chunk;
+        gmm_status st = compact_rows_cpu(X + r0 * dim, rows, dim, weights + r0 * weight_stride,
+                                         weight_stride, 1, mean, scaled, bounds);
+        if (st != GMM_OK) {
+            free(scaled);
+            return st;
         }
-        if (filled > 0 || first)
-            la_dsyrk_at_a(dim, (int)filled, scale, scaled, dim, first ? 0.0 : 1.0, cov, dim);
+        if (bounds[1] == 0) continue;
+        la_dsyrk_at_a(dim, bounds[1], scale, scaled, dim, first ? 0.0 : 1.0, cov, dim);
         first = 0;
     }
+    if (first) la_dsyrk_at_a(dim, 0, scale, scaled, dim, 0.0, cov, dim); /* nothing kept: 0 */
     la_symmetrize_from_lower(dim, cov, dim);
     free(scaled);
+    return GMM_OK;
+}
+
+gmm_status wcov_packed_cpu(const double *A, size_t n_rows, int dim, int accumulate, double *out)
+{
+    if (!A || !out || dim <= 0) return gmm_error(GMM_ERR_ARG, "wcov_packed_cpu: bad arguments");
+#pragma omp parallel for schedule(dynamic, 8)
+    for (int a = 0; a < dim; a++) {
+        double *row = out + (size_t)a * dim;
+        if (!accumulate)
+            for (int b = 0; b <= a; b++) row[b] = 0.0;
+        for (size_t i = 0; i < n_rows; i++) {
+            const double *x = A + i * dim;
+            for (int b = 0; b <= a; b++) row[b] += x[a] * x[b];
+        }
+    }
     return GMM_OK;
 }

@@ -2,6 +2,7 @@
 #include "kernels/wcov.h"
 
 #include "kernels/dense_syrk.cuh"
+#include "kernels/scaled_centre.h"
 
 extern "C" gmm_status wcov_cuda(const double *d_X, size_t n_samples, int dim,
                                 const double *d_weights, size_t weight_stride,
@@ -26,18 +27,6 @@ fail:
     return status;
 }
 
-/* Row i of S = sqrt(w_i) (x_i - mean); one block row of threads per sample row. */
-__global__ void sqrt_weight_rows_kernel(const double *__restrict__ X, size_t n, int d,
-                                        const double *__restrict__ w, size_t w_stride,
-                                        const double *__restrict__ mu, double *__restrict__ S)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.y + threadIdx.y;
-    if (i >= n) return;
-    double sw = sqrt(w[i * w_stride]);
-    for (int j = threadIdx.x; j < d; j += blockDim.x)
-        S[i * d + j] = sw * (X[i * d + j] - mu[j]);
-}
-
 extern "C" gmm_status wcov_cublas(const double *d_X, size_t n_samples, int dim,
                                   const double *d_weights, size_t weight_stride,
                                   const double *d_mean, double *d_cov, gmm_gpu *gpu)
@@ -53,13 +42,9 @@ extern "C" gmm_status wcov_cublas(const double *d_X, size_t n_samples, int dim,
     if ((status = dense_inverse_weight_sum(d_weights, n_samples, weight_stride, d_inv_sum, s)) !=
         GMM_OK)
         goto fail;
-    {
-        dim3 block(128, 4);
-        dim3 grid((unsigned)((n_samples + 3) / 4));
-        sqrt_weight_rows_kernel<<<grid, block, 0, s>>>(d_X, n_samples, dim, d_weights,
-                                                       weight_stride, d_mean, d_scaled);
-        GMM_LAUNCH_CHECK("sqrt_weight_rows_kernel");
-    }
+    if ((status = scaled_centre_cuda(d_X, GMM_ELEM_F64, n_samples, dim, d_weights, weight_stride,
+                                     1, d_mean, d_scaled, GMM_ELEM_F64, s)) != GMM_OK)
+        goto fail;
     if ((status = gmm_gpu_dsyrk_at_a(gpu, dim, (int)n_samples, 1.0, d_scaled, dim, 0.0, d_cov,
                                      dim)) != GMM_OK)
         goto fail;
@@ -68,4 +53,14 @@ fail:
     if (d_scaled) cudaFreeAsync(d_scaled, s);
     if (d_inv_sum) cudaFreeAsync(d_inv_sum, s);
     return status;
+}
+
+extern "C" gmm_status wcov_packed_cuda(const double *d_A, size_t n_rows, int dim, int accumulate,
+                                       double *d_out, void *stream)
+{
+    if (!d_A || !d_out || dim <= 0)
+        return gmm_error(GMM_ERR_ARG, "wcov_packed_cuda: bad arguments");
+    return dense_syrk::syrk_lower_accumulate<false, false>(d_A, n_rows, dim, nullptr, 0, nullptr,
+                                                           d_out, dense_stream(stream),
+                                                           accumulate == 0);
 }

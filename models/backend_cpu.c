@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/matmul.h"
+#include "kernels/mixture_weights.h"
 #include "kernels/wcov.h"
 #include "kernels/blas_cpu.h"
 #include "models/backend.h"
@@ -313,20 +314,16 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     int64_t N = c->n_samples;
     size_t dd = (size_t)d * d;
     double *resp = malloc(sizeof(double) * (size_t)N * K);
-    double *nk = calloc(K, sizeof(double));
+    double *nk = calloc(K + 1, sizeof(double));
     if (!resp || !nk) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory in the M-step");
         goto fail;
     }
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N * K; i++) resp[i] = exp(c->log_resp[i]);
-    for (int64_t i = 0; i < N; i++)
-        for (int k = 0; k < K; k++) nk[k] += resp[i * K + k];
-    double nk_total = 0;
-    for (int k = 0; k < K; k++) {
-        nk[k] += 10 * DBL_EPSILON;
-        nk_total += nk[k];
-    }
+    /* N_k (+ 10 eps), their sum nk[K] and the weights: the kernel layer's mixture weights */
+    if ((status = mixture_weights_cpu(resp, (size_t)N, K, nk, c->weights)) != GMM_OK) goto fail;
+    double nk_total = nk[K];
     /* means = resp^T X / nk: the kernel layer's matMul */
     if ((status = matmul_blas(resp, c->X, (size_t)N, K, d, c->means)) != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
@@ -391,7 +388,6 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         break;
     }
     }
-    for (int k = 0; k < K; k++) c->weights[k] = nk[k] / nk_total;
     if (report && report->nk) memcpy(report->nk, nk, sizeof(double) * K);
 
     status = gmm_precisions_from_covariances(c->type, K, d, c->covariances, c->prec_chol, reg_covar);

@@ -18,19 +18,22 @@
  * Variants for measurement, from options.tuning: estep_per_component (K GEMMs instead of one),
  * cholesky_one_by_one (K cusolverDnDpotrf calls instead of the batched one), cov_product (a full
  * GEMM or SYRK instead of the lower block triangle for the covariance products), no_compaction
- * (the covariance products over every row instead of the packed rows with r_ik > 1e-20).
+ * (the covariance products over every row instead of the packed rows with r_ik > 1e-20),
+ * means_product (matmul_cuda instead of cuBLAS for the means, K <= 16), cov_kernel (the
+ * hand-written tensor-core SYRK, wcov_packed_cuda, instead of cuBLAS for the float64 covariance
+ * products).
  *
- * Compaction (default): per chunk, flags r_ik > 1e-20 (component-major), one CUB exclusive scan,
- * K + 1 packed bounds back to the host, then one kernel gathers the sqrt(r)-scaled centred rows
- * of the kept (i, k) into packed per-component blocks and the products run over those rows only
- * (responsibilities in 784 dimensions are nearly hard: ~N/K rows per component).
+ * Compaction (default; kernels/compact.h): per chunk, flags r_ik > 1e-20 (component-major),
+ * one CUB exclusive scan, K + 1 packed bounds back to the host, then one kernel gathers the
+ * sqrt(r)-scaled centred rows of the kept (i, k) into packed per-component blocks and the products
+ * run over those rows only (responsibilities in 784 dimensions are nearly hard: ~N/K rows per
+ * component).
  *
  * k-means (kmeans_lloyd): Lloyd iterations from host seeds with the distances as one GEMM
  * (||x||^2 - 2 x c^T + ||c||^2), labels and the changed count on the device, center sums as the
  * GEMM onehot^T X; the K x d sums and K counts come back each iteration (the empty-cluster rule,
  * the division and the shift run on the host exactly as models/init.c). */
-#include <cub/device/device_scan.cuh>
-
+#include "kernels/compact.h"
 #include "models/backend_cuda.cuh"
 
 /* ---- table operations ---------------------------------------------------------------------- */
@@ -69,10 +72,7 @@ static void cuda_destroy(gmm_backend_ctx *c)
     cudaFree(c->d_partial);
     cudaFree(c->d_scalar);
     cudaFree(c->d_work);
-    cudaFree(c->d_flags);
-    cudaFree(c->d_pos);
-    cudaFree(c->d_bounds);
-    cudaFree(c->d_scan_tmp);
+    cudaFree(c->d_compact_ws);
     free(c->h_bounds);
     if (c->owns_gpu)
         gmm_gpu_destroy(c->gpu);
@@ -120,6 +120,10 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
         c->cov_mode = COV_SYRK; /* TF32 runs on the tensor cores through GEMM only */
     if (tuning.cov_product == GMM_COV_PRODUCT_GEMM) c->cov_mode = COV_GEMM;
     if (tuning.cov_product == GMM_COV_PRODUCT_LOWER) c->cov_mode = COV_LOWER;
+    /* matmul_cuda holds the K accumulators of a row in registers up to 16 components; more are
+     * sliced over the grid and re-read X, so cuBLAS takes those */
+    c->means_matmul = tuning.means_product == GMM_MEANS_PRODUCT_MATMUL && n_components <= 16;
+    c->cov_tiled = tuning.cov_kernel == GMM_COV_KERNEL_TILED && precision != GMM_PRECISION_TF32;
 
     if (gpu) {
         c->gpu = gpu;
@@ -229,18 +233,15 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     c->compact = row_m > 0 && !tuning.no_compaction &&
                  (size_t)c->mstep_rows * K + 1 < (size_t)INT32_MAX;
     if (c->compact) {
-        size_t items = (size_t)c->mstep_rows * K + 1;
-        DMALLOC(c->d_flags, sizeof(int) * items);
-        DMALLOC(c->d_pos, sizeof(int) * items);
-        DMALLOC(c->d_bounds, sizeof(int) * (K + 1));
+        if ((status = compact_rows_workspace_bytes((size_t)c->mstep_rows, n_components,
+                                                   &c->compact_ws_bytes)) != GMM_OK)
+            goto fail;
+        DMALLOC(c->d_compact_ws, c->compact_ws_bytes);
         c->h_bounds = (int *)malloc(sizeof(int) * (K + 1));
         if (!c->h_bounds) {
             status = gmm_error(GMM_ERR_NOMEM, "out of memory");
             goto fail;
         }
-        GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, c->scan_tmp_bytes, c->d_flags,
-                                                     c->d_pos, (int)items, (cudaStream_t)0));
-        DMALLOC(c->d_scan_tmp, c->scan_tmp_bytes > 0 ? c->scan_tmp_bytes : 16);
     }
     free(hx);
     *out = c;

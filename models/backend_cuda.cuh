@@ -65,17 +65,16 @@ struct gmm_backend_ctx {
                                 scaled centred values fill the workspace */
 
     /* M-step compaction (full, tied float32): rows with r_ik <= 1e-20 are left out of
-     * component k's product, as the CPU's wcov_blas does */
+     * component k's product (kernels/compact.h), as the CPU's wcov_blas does */
     bool compact;            /* false under tuning.no_compaction */
-    int *d_flags;            /* K * mstep_rows + 1: keep flags, component-major */
-    int *d_pos;              /* their exclusive scan: packed row of (k, i) */
-    int *d_bounds;           /* K + 1: packed start of each component */
-    int *h_bounds;
-    void *d_scan_tmp;
-    size_t scan_tmp_bytes;
+    void *d_compact_ws;      /* compact_rows_cuda's workspace for mstep_rows rows */
+    size_t compact_ws_bytes;
+    int *h_bounds;           /* K + 1: packed start of each component */
 
     bool kgemm, potrf_batched;
     int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
+    bool means_matmul;       /* means product by matmul_cuda (tuning.means_product) */
+    bool cov_tiled;          /* float64 covariance products by wcov_packed_cuda (tuning.cov_kernel) */
     double *h_nk;
     int *h_info;
 };
@@ -147,7 +146,6 @@ gmm_status cuda_prepare_estep(gmm_backend_ctx *c);
 gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
 /* cuda_mstep.cu */
-gmm_status cuda_mstep_scan_bytes(size_t items, size_t *bytes);
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
 /* cuda_kmeans.cu */
 gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, double *resp);

@@ -1,9 +1,23 @@
-/* The CUDA backend's M-step (see backend_cuda.cu): N_k and the weights, the means, the
- * covariances (compacted sqrt(r)-scaled centred rows and their products on the cuBLAS lanes for
- * full; the scikit-learn formula or the centred sum for tied; weighted column sums for diag and
- * spherical), reg_covar, Cholesky and the precision factors. */
-#include <cub/device/device_scan.cuh>
-
+/* The CUDA backend's M-step (see backend_cuda.cu), composed from the kernel layer's operations:
+ *   N_k and the weights        mixture_weights_cuda                     (kernels/mixture_weights.h)
+ *   means R^T X / N_k          cuBLAS DGEMM or matmul_cuda (tuning), or wsum_cuda for float32 data
+ *   full (tied float32)        per row chunk: compact_rows_cuda (flags, scan, packed gather of the
+ *                              sqrt(r)-scaled centred rows; kernels/compact.h) or, without
+ *                              compaction, scaled_centre_cuda; then the K products A_k^T A_k on
+ *                              the cuBLAS lanes or by wcov_packed_cuda (tuning), into float64
+ *   tied (float64)             X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (cuBLAS SYRKs)
+ *   diag, spherical            wsum_cuda about the means (kernels/wsum.h)
+ * then reg_covar, Cholesky and the precision factors (cuSOLVER through kernels/gpu.h).
+ * The element-wise finishing kernels stay here, private: each is a line of arithmetic on the
+ * backend's own buffers (exp, a row division, symmetrise-divide-regularise, identity, zeroing a
+ * triangle, the spherical mean, 1/sqrt of the variances) whose CPU counterparts are inline loops
+ * of backend_cpu.c or models/precisions.c, not operations of their own. */
+#include "kernels/compact.h"
+#include "kernels/matmul.h"
+#include "kernels/mixture_weights.h"
+#include "kernels/scaled_centre.h"
+#include "kernels/wcov.h"
+#include "kernels/wsum.h"
 #include "models/backend_cuda.cuh"
 
 static __global__ void exp_kernel(const double *__restrict__ x, double *__restrict__ y, int64_t n)
@@ -11,77 +25,6 @@ static __global__ void exp_kernel(const double *__restrict__ x, double *__restri
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
         y[i] = exp(x[i]);
-}
-
-/* nk[k] = sum_i R[i, k] + 10 eps, one block per k. */
-static __global__ void nk_kernel(const double *__restrict__ R, int64_t n, int K, double *nk)
-{
-    __shared__ double sh[REDUCE_THREADS];
-    const int k = blockIdx.x;
-    double s = 0;
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += R[i * K + k];
-    s = block_sum(s, sh);
-    if (threadIdx.x == 0) nk[k] = s + 10 * DBL_EPSILON;
-}
-
-/* weights = nk / sum nk (summed in order, as the CPU backend); nk[K] = the sum. */
-static __global__ void weights_kernel(double *nk, int K, double *weights)
-{
-    if (threadIdx.x != 0 || blockIdx.x != 0) return;
-    double t = 0;
-    for (int k = 0; k < K; k++) t += nk[k];
-    for (int k = 0; k < K; k++) weights[k] = nk[k] / t;
-    nk[K] = t;
-}
-
-/* partial[s, k, j] = sum over the rows of slab s of R[i, k] * f(X[i, j]) with
- * f = x (MODE 0, the means) or (x - mu[k, j])^2 (MODE 1, the diagonal variances). */
-template <int MODE, typename T>
-static __global__ void __launch_bounds__(WSUM_THREADS)
-wsum_kernel(const T *__restrict__ X, int64_t n, int d, const double *__restrict__ R, int K,
-            const double *__restrict__ mu, int64_t rows_per_slab, double *__restrict__ partial)
-{
-    const int j = blockIdx.x * blockDim.x + threadIdx.x;
-    const int k0 = blockIdx.y * WSUM_KT;
-    const int64_t i0 = blockIdx.z * rows_per_slab;
-    const int64_t i1 = i0 + rows_per_slab < n ? i0 + rows_per_slab : n;
-    if (j >= d) return;
-    double acc[WSUM_KT], m[WSUM_KT];
-#pragma unroll
-    for (int t = 0; t < WSUM_KT; t++) {
-        acc[t] = 0;
-        m[t] = (MODE == 1 && k0 + t < K) ? mu[(int64_t)(k0 + t) * d + j] : 0;
-    }
-    for (int64_t i = i0; i < i1; i++) {
-        const double x = (double)X[i * d + j];
-        const double *r = R + i * K + k0;
-#pragma unroll
-        for (int t = 0; t < WSUM_KT; t++) {
-            if (k0 + t < K) {
-                double v = MODE == 0 ? x : (x - m[t]) * (x - m[t]);
-                acc[t] += r[t] * v;
-            }
-        }
-    }
-#pragma unroll
-    for (int t = 0; t < WSUM_KT; t++)
-        if (k0 + t < K) partial[((int64_t)blockIdx.z * K + k0 + t) * d + j] = acc[t];
-}
-
-/* out[k, j] = sum_s partial[s, k, j] / nk[k] (+ reg when MODE 1). */
-template <int MODE>
-static __global__ void wsum_finish_kernel(const double *__restrict__ partial, int S, int K, int d,
-                                   const double *__restrict__ nk, double reg, double *out)
-{
-    const int64_t n = (int64_t)K * d;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        double s = 0;
-        for (int sl = 0; sl < S; sl++) s += partial[(int64_t)sl * n + e];
-        double v = s / nk[e / d];
-        if (MODE == 1) v += reg;
-        out[e] = v;
-    }
 }
 
 /* means[k, j] /= nk[k] */
@@ -116,72 +59,6 @@ static __global__ void diag_prec_kernel(const double *__restrict__ var, int K, i
         prec[(int64_t)k * per + j] = 1.0 / sqrt(v);
     }
     info[k] = bad;
-}
-
-/* A[k][i, j] = sqrt(R[i, k]) * (X[i, j] - mu[k, j]) for the rows of one chunk and every k:
- * K blocks of rows x d, X read once. */
-template <typename TX, typename TA>
-static __global__ void scaled_centre_kernel(const TX *__restrict__ X, int64_t rows, int d,
-                                     const double *__restrict__ R, int K,
-                                     const double *__restrict__ mu, TA *__restrict__ A)
-{
-    const int64_t n = rows * d;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = e / d;
-        const int j = (int)(e - i * d);
-        const double x = (double)X[e];
-        for (int k = 0; k < K; k++)
-            A[(int64_t)k * n + e] = (TA)(sqrt(R[i * K + k]) * (x - mu[(int64_t)k * d + j]));
-    }
-}
-
-#define NEGLIGIBLE_RESP 1e-20
-
-/* flags[k * rows + i] = R[i, k] > 1e-20; flags[K * rows] = 0 (so the scan's last entry is the
- * total). */
-static __global__ void keep_flags_kernel(const double *__restrict__ R, int64_t rows, int K, int *flags)
-{
-    const int64_t n = rows * K;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e <= n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        if (e == n) {
-            flags[n] = 0;
-            continue;
-        }
-        const int64_t k = e / rows, i = e - k * rows;
-        flags[e] = R[i * K + k] > NEGLIGIBLE_RESP ? 1 : 0;
-    }
-}
-
-/* bounds[k] = pos[k * rows] for k = 0..K */
-static __global__ void bounds_kernel(const int *__restrict__ pos, int64_t rows, int K, int *bounds)
-{
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k <= K) bounds[k] = pos[(int64_t)k * rows];
-}
-
-/* The packed form of scaled_centre_kernel: row i of component k goes to packed row
- * pos[k * rows + i] when R[i, k] > 1e-20 and is left out otherwise. */
-template <typename TX, typename TA>
-static __global__ void packed_centre_kernel(const TX *__restrict__ X, int64_t rows, int d,
-                                     const double *__restrict__ R, int K,
-                                     const double *__restrict__ mu, const int *__restrict__ pos,
-                                     TA *__restrict__ A)
-{
-    const int64_t n = rows * d;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = e / d;
-        const int j = (int)(e - i * d);
-        const double x = (double)X[e];
-        for (int k = 0; k < K; k++) {
-            const double r = R[i * K + k];
-            if (r > NEGLIGIBLE_RESP)
-                A[(int64_t)pos[(int64_t)k * rows + i] * d + j] =
-                    (TA)(sqrt(r) * (x - mu[(int64_t)k * d + j]));
-        }
-    }
 }
 
 /* acc[m] (+)= sum over g < group of tmp[m * group + g] (n_out matrices of dd values): the
@@ -249,38 +126,13 @@ static __global__ void triu_kernel(double *x, int n_mats, int d)
     }
 }
 
-/* Weighted column sums over all rows: out[k, j] = sum_i R[i,k] f(X[i,j]) / nk[k] (+ reg). */
-template <typename T>
-static gmm_status weighted_sums(gmm_backend_ctx *c, int mode, double reg, double *out)
+/* The weighted column sums over all rows: out[k, j] = sum_i R[i,k] f(X[i,j]) / N_k (+ reg):
+ * f(x) = x (centred false) or (x - mu[k, j])^2 (centred true). */
+static gmm_status weighted_sums(gmm_backend_ctx *c, bool centred, double reg, double *out)
 {
-    gmm_status status = GMM_OK;
-    const int K = c->n_components, d = c->dim;
-    const int64_t N = c->n_samples;
-    dim3 grid((d + WSUM_THREADS - 1) / WSUM_THREADS, (K + WSUM_KT - 1) / WSUM_KT, 1);
-    int64_t S = (528 + grid.x * grid.y - 1) / (grid.x * grid.y);
-    int64_t per;
-    if (S > 256) S = 256;
-    if (S > N) S = N;
-    while (S > 1 && (size_t)S * K * d > c->partial_n) S--;
-    per = (N + S - 1) / S;
-    S = (N + per - 1) / per;
-    grid.z = (unsigned)S;
-    if (mode == 0)
-        wsum_kernel<0, T><<<grid, WSUM_THREADS>>>((const T *)c->d_X, N, d, c->d_resp, K,
-                                                  c->d_means, per, c->d_partial);
-    else
-        wsum_kernel<1, T><<<grid, WSUM_THREADS>>>((const T *)c->d_X, N, d, c->d_resp, K,
-                                                  c->d_means, per, c->d_partial);
-    GMM_LAUNCH_CHECK("wsum_kernel");
-    if (mode == 0)
-        wsum_finish_kernel<0><<<grid_for((int64_t)K * d, 256), 256>>>(c->d_partial, (int)S, K, d,
-                                                                      c->d_nk, reg, out);
-    else
-        wsum_finish_kernel<1><<<grid_for((int64_t)K * d, 256), 256>>>(c->d_partial, (int)S, K, d,
-                                                                      c->d_nk, reg, out);
-    GMM_LAUNCH_CHECK("wsum_finish_kernel");
-fail:
-    return status;
+    return wsum_cuda(c->d_X, c->single ? GMM_ELEM_F32 : GMM_ELEM_F64, (size_t)c->n_samples,
+                     c->dim, c->d_resp, c->n_components, centred ? c->d_means : NULL, c->d_nk,
+                     reg, c->d_partial, c->partial_n, out, NULL);
 }
 
 static gmm_status gemm_at_b(gmm_gpu *h, int m, int n, int k, const double *A, const double *B,
@@ -323,9 +175,10 @@ static gmm_status product(gmm_gpu *h, int mode, const TA *A, int rows, int d, TA
 }
 
 /* Accumulates sum_i r_ik (x_i - mu_k)(x_i - mu_k)^T into acc (lower triangle valid), per
- * component (full) or summed over components (tied). Per chunk: one kernel writes the K blocks
- * of sqrt(r_k)-scaled centred rows, then the K products A_k^T A_k run concurrently on the
- * cuBLAS lanes (each alone fills only ~36 SMs: its d x d output is small, its depth large).
+ * component (full) or summed over components (tied). Per chunk: the K blocks of sqrt(r_k)-scaled
+ * centred rows (packed, or whole), then the K products A_k^T A_k run concurrently on the cuBLAS
+ * lanes (each alone fills only ~36 SMs: its d x d output is small, its depth large), through
+ * cuBLAS or the tensor-core kernel of wcov_packed_cuda on the lane's stream.
  * TX: the data's type; TA: the products' (double, or float under TF32). */
 template <typename TX, typename TA>
 static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
@@ -339,26 +192,17 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
     for (int64_t r0 = 0; r0 < N; r0 += c->mstep_rows) {
         int64_t rows = N - r0 < c->mstep_rows ? N - r0 : c->mstep_rows;
         const double *Rc = c->d_resp + r0 * K;
-        if (c->compact) {
-            /* flags, exclusive scan, K + 1 packed bounds to the host, gather of the kept rows */
-            int n_items = (int)(rows * K + 1);
-            size_t tmp_bytes = c->scan_tmp_bytes;
-            keep_flags_kernel<<<grid_for(rows * K + 1, 256), 256>>>(Rc, rows, K, c->d_flags);
-            GMM_LAUNCH_CHECK("keep_flags_kernel");
-            GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(c->d_scan_tmp, tmp_bytes, c->d_flags,
-                                                         c->d_pos, n_items, (cudaStream_t)0));
-            bounds_kernel<<<(K + 1 + 127) / 128, 128>>>(c->d_pos, rows, K, c->d_bounds);
-            GMM_LAUNCH_CHECK("bounds_kernel");
-            GMM_CUDA_CHECK(cudaMemcpy(c->h_bounds, c->d_bounds, sizeof(int) * (K + 1),
-                                      cudaMemcpyDeviceToHost));
-            packed_centre_kernel<TX, TA><<<grid_for(rows * d, 256), 256>>>(
-                (const TX *)c->d_X + r0 * d, rows, d, Rc, K, c->d_means, c->d_pos, A);
-            GMM_LAUNCH_CHECK("packed_centre_kernel");
-        } else {
-            scaled_centre_kernel<TX, TA><<<grid_for(rows * d, 256), 256>>>(
-                (const TX *)c->d_X + r0 * d, rows, d, Rc, K, c->d_means, A);
-            GMM_LAUNCH_CHECK("scaled_centre_kernel");
-        }
+        const void *Xc = (const char *)c->d_X + (size_t)r0 * d * sizeof(TX);
+        const gmm_elem x_elem = sizeof(TX) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
+        const gmm_elem a_elem = sizeof(TA) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
+        if (c->compact)
+            status = compact_rows_cuda(Xc, x_elem, (size_t)rows, d, Rc, (size_t)K, K, c->d_means,
+                                       A, a_elem, c->d_compact_ws, c->compact_ws_bytes,
+                                       c->h_bounds, NULL);
+        else
+            status = scaled_centre_cuda(Xc, x_elem, (size_t)rows, d, Rc, (size_t)K, K,
+                                        c->d_means, A, a_elem, NULL);
+        if (status != GMM_OK) goto fail;
         for (int k = 0; k < K; k++) {
             gmm_gpu *lane = gmm_gpu_lane(c->gpu, k % c->n_lanes);
             const TA *Ak = c->compact ? A + (int64_t)c->h_bounds[k] * d : A + (int64_t)k * rows * d;
@@ -374,7 +218,11 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
                 if (beta == (TA)0) GMM_CUDA_CHECK(cudaMemset(out, 0, sizeof(TA) * dd));
                 continue;
             }
-            status = product<TA>(lane, c->cov_mode, Ak, nrows, d, beta, out);
+            if (sizeof(TA) == sizeof(double) && c->cov_tiled)
+                status = wcov_packed_cuda((const double *)Ak, (size_t)nrows, d, beta != (TA)0,
+                                          (double *)out, gmm_gpu_stream(lane));
+            else
+                status = product<TA>(lane, c->cov_mode, Ak, nrows, d, beta, out);
             if (status != GMM_OK) goto fail;
         }
         if (!direct) {
@@ -401,20 +249,22 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         exp_kernel<<<grid_for(N * K, 256), 256>>>(c->d_log_resp, c->d_resp, N * K);
         GMM_LAUNCH_CHECK("exp_kernel");
     }
-    nk_kernel<<<K, REDUCE_THREADS>>>(c->d_resp, N, K, c->d_nk);
-    GMM_LAUNCH_CHECK("nk_kernel");
-    weights_kernel<<<1, 32>>>(c->d_nk, K, c->d_weights);
-    GMM_LAUNCH_CHECK("weights_kernel");
+    if ((status = mixture_weights_cuda(c->d_resp, (size_t)N, K, c->d_nk, c->d_weights, NULL)) !=
+        GMM_OK)
+        goto fail;
 
     /* means = R^T X / nk */
     if (!c->single) {
-        if ((status = gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)N, 1.0, c->d_resp, K,
-                                    (const double *)c->d_X, d, 0.0, c->d_means, d)) != GMM_OK)
-            goto fail;
+        status = c->means_matmul
+                     ? matmul_cuda(c->d_resp, (const double *)c->d_X, (size_t)N, K, d, c->d_means,
+                                   NULL)
+                     : gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)N, 1.0, c->d_resp, K,
+                                     (const double *)c->d_X, d, 0.0, c->d_means, d);
+        if (status != GMM_OK) goto fail;
         divide_rows_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, K, d, c->d_nk);
         GMM_LAUNCH_CHECK("divide_rows_kernel");
     } else {
-        if ((status = weighted_sums<T>(c, 0, 0.0, c->d_means)) != GMM_OK) goto fail;
+        if ((status = weighted_sums(c, false, 0.0, c->d_means)) != GMM_OK) goto fail;
     }
 
     switch (c->type) {
@@ -443,10 +293,10 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         }
         break;
     case GMM_COV_DIAG:
-        if ((status = weighted_sums<T>(c, 1, reg_covar, c->d_cov)) != GMM_OK) goto fail;
+        if ((status = weighted_sums(c, true, reg_covar, c->d_cov)) != GMM_OK) goto fail;
         break;
     case GMM_COV_SPHERICAL:
-        if ((status = weighted_sums<T>(c, 1, reg_covar, c->d_acc)) != GMM_OK) goto fail;
+        if ((status = weighted_sums(c, true, reg_covar, c->d_acc)) != GMM_OK) goto fail;
         spherical_kernel<<<(K + 127) / 128, 128>>>(c->d_acc, K, d, c->d_cov);
         GMM_LAUNCH_CHECK("spherical_kernel");
         break;

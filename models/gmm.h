@@ -113,6 +113,25 @@ typedef enum {
     GMM_COV_PRODUCT_LOWER = 3, /* the lower 2 x 2 block triangle as three GEMMs */
 } gmm_cov_product;
 
+/* How the GPU M-step forms the means product R^T X (float64 only; float32 data uses the
+ * weighted column sums). */
+typedef enum {
+    GMM_MEANS_PRODUCT_AUTO = 0,   /* today's default: cuBLAS DGEMM */
+    GMM_MEANS_PRODUCT_GEMM = 1,   /* cuBLAS DGEMM */
+    GMM_MEANS_PRODUCT_MATMUL = 2, /* the hand-written matmul_cuda (kernels/matmul.h) for K <= 16,
+                                     where it reads X once (1.15x cuBLAS at 60000 x 784); cuBLAS
+                                     for more components */
+} gmm_means_product;
+
+/* Which kernels form the GPU M-step's per-component covariance products A_k^T A_k. */
+typedef enum {
+    GMM_COV_KERNEL_AUTO = 0,  /* today's default: cuBLAS on the lanes, shaped by cov_product */
+    GMM_COV_KERNEL_CUBLAS = 1,
+    GMM_COV_KERNEL_TILED = 2, /* the hand-written tensor-core SYRK of wcov_cuda on each packed
+                                 block (wcov_packed_cuda); float64 products only, so TF32
+                                 (float32 products) keeps cuBLAS */
+} gmm_cov_kernel;
+
 typedef struct {
     int64_t chunk_rows;         /* rows per chunk (0: sized from free memory; a larger value than
                                    the automatic one is ignored) */
@@ -121,6 +140,8 @@ typedef struct {
     int estep_per_component;    /* 1: K GEMMs in the GPU E-step instead of one */
     int cholesky_one_by_one;    /* 1: one cusolverDnDpotrf per component instead of the batch */
     gmm_cov_product cov_product;
+    gmm_means_product means_product;
+    gmm_cov_kernel cov_kernel;
 } gmm_tuning;
 
 typedef struct {

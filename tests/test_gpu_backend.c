@@ -229,7 +229,8 @@ START_TEST(test_ops_vs_cpu)
 }
 END_TEST
 
-/* The covariance products' alternative paths (tuning.cov_product) and one Cholesky per component
+/* The covariance products' alternative paths (tuning.cov_product, tuning.cov_kernel), the means
+ * by the hand-written kernel (tuning.means_product) and one Cholesky per component
  * (tuning.cholesky_one_by_one) give the CPU's results too. */
 START_TEST(test_variants)
 {
@@ -248,6 +249,35 @@ START_TEST(test_variants)
     g_tuning.cholesky_one_by_one = 1;
     compare_shape(&sh[0], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
     g_tuning.cholesky_one_by_one = 0;
+    /* the means by matmul_cuda (K <= 16; K = 17 falls back to cuBLAS) */
+    static const shape means_sh[] = {{1237, 784, 2}, {1237, 7, 3}, {1001, 9, 17}};
+    g_tuning.means_product = GMM_MEANS_PRODUCT_MATMUL;
+    for (size_t s = 0; s < 3; s++)
+        for (int t = 0; t < 4; t++)
+            compare_shape(&means_sh[s], TYPES[t], GMM_PRECISION_FP64, 1e-10);
+    g_tuning.means_product = GMM_MEANS_PRODUCT_AUTO;
+    /* the covariance products by the tensor-core SYRK on the packed blocks (even d: the sm_90
+     * path; odd d: WMMA), with and without compaction, in chunks, and float32 data (float64
+     * products); TF32 keeps cuBLAS */
+    static const shape tiled_sh[] = {{1237, 784, 2}, {1237, 7, 3}, {999, 64, 5}};
+    g_tuning.cov_kernel = GMM_COV_KERNEL_TILED;
+    for (size_t s = 0; s < 3; s++) {
+        compare_shape(&tiled_sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+        compare_shape(&tiled_sh[s], GMM_COV_FULL, GMM_PRECISION_FP32, 1e-4);
+        compare_shape(&tiled_sh[s], GMM_COV_TIED, GMM_PRECISION_FP32, 1e-4);
+        compare_shape(&tiled_sh[s], GMM_COV_FULL, GMM_PRECISION_TF32, 2e-2);
+    }
+    g_tuning.no_compaction = 1;
+    compare_shape(&tiled_sh[2], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+    g_tuning.no_compaction = 0;
+    g_tuning.chunk_rows = 100;
+    compare_shape(&tiled_sh[2], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+    g_tuning.chunk_rows = 0;
+    /* both at once */
+    g_tuning.means_product = GMM_MEANS_PRODUCT_MATMUL;
+    compare_shape(&tiled_sh[0], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+    g_tuning.means_product = GMM_MEANS_PRODUCT_AUTO;
+    g_tuning.cov_kernel = GMM_COV_KERNEL_AUTO;
 }
 END_TEST
 
