@@ -457,7 +457,7 @@ static double *mnist_first(int n, const char *what, int64_t *n_samples, int *dim
 /* kmeans_lloyd with resp NULL leaves the one-hot responsibilities in the context: from the
  * same seeds it gives the same centers (to the bit: the same device steps) as the host-resp
  * path, and the M-step that follows at once the same parameters as set_resp(resp) then the
- * M-step (1e-12: the M-step's sums may run in another order). */
+ * M-step (to 1e-12 in float64, in case the M-step's sums run in another order). */
 static void check_resp_in_ctx(const gmm_backend *be, const double *X, int64_t N, int d, int K,
                               gmm_precision precision, const double *seeds, const char *what)
 {
@@ -496,7 +496,9 @@ static void check_resp_in_ctx(const gmm_backend *be, const double *X, int64_t N,
     printf("device k-means resp in context, %s (%s): M-step weights %.2e means %.2e covariances "
            "%.2e precisions %.2e\n",
            what, gmm_precision_name(precision), ew, em, ec, ep);
-    ck_assert_msg(ew <= 1e-12 && em <= 1e-12 && ec <= 1e-12 && ep <= 1e-10,
+    /* float32 products may round a last-bit difference of the means differently */
+    const double bound = precision == GMM_PRECISION_FP64 ? 1e-12 : 1e-5;
+    ck_assert_msg(ew <= bound && em <= bound && ec <= bound && ep <= 100 * bound,
                   "%s: the M-step after kmeans_lloyd(NULL) differs from set_resp", what);
     gmm_model_free(&mh);
     gmm_model_free(&md);
