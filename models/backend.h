@@ -65,12 +65,16 @@ typedef struct gmm_backend {
      * responsibilities (n_samples x K); either may be NULL. */
     gmm_status (*get_estep)(gmm_backend_ctx *ctx, double *log_likelihood, double *log_resp);
 
-    /* Optional (NULL when the backend has none; the CPU's k-means in models/init.c is used
-     * then): Lloyd's k-means on the context's data from the seeds in centers (host, K x d),
-     * with gmm_kmeans_lloyd's semantics (stop when no label changes or the total squared center
-     * shift <= 1e-4 x the mean feature variance; an empty cluster moves to the sample farthest
-     * from its center). Writes the final centers and resp (host, n_samples x K one-hot labels).
-     * Leaves the context's parameters and responsibilities unset (set_resp follows). */
+    /* Optional (NULL when the backend has none; the CPU's gmm_kmeans_lloyd is used then):
+     * Lloyd's k-means on the context's data from the seeds in centers (host, K x d), with
+     * gmm_kmeans_lloyd's semantics (the one loop gmm_kmeans_run of models/kmeans.h: stop when no
+     * label changes or the total squared center shift <= 1e-4 x the mean feature variance; an
+     * empty cluster moves to the sample farthest from its center). Writes the final centers.
+     * resp NULL: the one-hot responsibilities of the final labels stay in the context, exactly
+     * as set_resp would have loaded them (m_step may follow at once; nothing crosses back).
+     * resp not NULL: they are written to resp (host, n_samples x K) and the context's
+     * responsibilities are left unset (set_resp follows). Either way the context's parameters
+     * are left unset. */
     gmm_status (*kmeans_lloyd)(gmm_backend_ctx *ctx, int max_iter, double *centers,
                                double *resp);
 

@@ -100,11 +100,13 @@ fail:
     return status;
 }
 
-/* k-means initialisation with Lloyd's iterations on the backend's device: k-means++ seeds on
- * the host (the same random draws as gmm_init_resp), then be->kmeans_lloyd. */
+/* k-means initialisation on the backend's device: k-means++ seeds (the same random draws as
+ * gmm_init_resp; on the device when the backend has them), then be->kmeans_lloyd, which leaves
+ * the one-hot responsibilities in the context, as set_resp would: nothing crosses back but the
+ * seeds. */
 static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
                                      int64_t n_samples, int dim, int K, int max_iter,
-                                     gmm_rng *rng, double *resp)
+                                     gmm_rng *rng)
 {
     gmm_status status = GMM_OK;
     int64_t *idx = malloc(sizeof(int64_t) * K);
@@ -120,7 +122,7 @@ static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx
     if (status != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
         memcpy(centers + (size_t)k * dim, X + idx[k] * dim, sizeof(double) * dim);
-    status = be->kmeans_lloyd(ctx, max_iter, centers, resp);
+    status = be->kmeans_lloyd(ctx, max_iter, centers, NULL);
 fail:
     free(idx);
     free(centers);
@@ -220,19 +222,20 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
     for (int init = 0; init < o->n_init; init++) {
         t_phase = now_seconds();
+        int resp_in_ctx = 0; /* the initialisation left the responsibilities in the context */
         if (initial_resp)
             memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
-        else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd)
-            status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, &rng,
-                                        resp);
-        else {
+        else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd) {
+            status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, &rng);
+            resp_in_ctx = 1;
+        } else {
             /* the initialisation runs where the fit runs: on the backend's GPU, or the CPU */
             gmm_options on_backend = *o;
             on_backend.gpu = be->resources(ctx);
             status = gmm_init_resp(X, n_samples, dim, &on_backend, &rng, resp);
         }
         if (status != GMM_OK) goto fail;
-        if ((status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
+        if (!resp_in_ctx && (status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
         if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
         if ((status = reseed_empty(be, ctx, X, n_samples, o, nk, &scratch, 0)) != GMM_OK) goto fail;
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "models/gmm.h"
-#include "models/rng.h"
+#include "models/kmeans.h" /* gmm_kmeans_plusplus, gmm_kmeans_lloyd */
 
 /* Writes resp (n_samples x options->n_components, row-major) for options->init. For kmeans and
  * knn every row is one-hot; for k-means++ and random_from_data only the K chosen samples have a 1
@@ -21,16 +21,5 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, const gmm_
 /* The kNN neighbours and sample size that init=knn uses: the options', or the defaults for 0. */
 int gmm_knn_neighbors(const gmm_options *options);
 int64_t gmm_knn_sample_size(const gmm_options *options);
-
-/* k-means++ seeding (scikit-learn's greedy variant with 2 + log K local trials): the indices of
- * n_components distinct-as-possible samples. */
-gmm_status gmm_kmeans_plusplus(const double *X, int64_t n_samples, int dim, int n_components,
-                               gmm_rng *rng, int64_t *indices);
-
-/* Lloyd's k-means from the given centers (K x d, updated in place) until the labels stop
- * changing or the centers move less than scikit-learn's tol (1e-4 x mean feature variance).
- * Writes labels (n_samples) and returns the number of iterations in *n_iter (may be NULL). */
-gmm_status gmm_kmeans_lloyd(const double *X, int64_t n_samples, int dim, int n_components,
-                            int max_iter, double *centers, int *labels, int *n_iter);
 
 #endif

@@ -484,10 +484,75 @@ static double *mnist_first(int n, const char *what, int64_t *n_samples, int *dim
     return X;
 }
 
+/* kmeans_lloyd with resp NULL leaves the one-hot responsibilities in the context: from the
+ * same seeds it gives the same centers (to the bit: the same device steps) as the host-resp
+ * path, and the M-step that follows at once the same parameters as set_resp(resp) then the
+ * M-step (to 1e-12 in float64, in case the M-step's sums run in another order). */
+static void check_resp_in_ctx(const gmm_backend *be, const double *X, int64_t N, int d, int K,
+                              gmm_precision precision, const double *seeds, const char *what)
+{
+    const gmm_cov_type type = GMM_COV_FULL;
+    double *ch = malloc(sizeof(double) * K * d), *cd = malloc(sizeof(double) * K * d);
+    double *resp = malloc(sizeof(double) * N * K);
+    gmm_model mh, md;
+    memcpy(ch, seeds, sizeof(double) * K * d);
+    memcpy(cd, seeds, sizeof(double) * K * d);
+    CHECK_OK(gmm_model_alloc(&mh, K, d, type));
+    CHECK_OK(gmm_model_alloc(&md, K, d, type));
+    size_t cn = gmm_cov_size(type, K, d);
+    poison(md.weights, K);
+    poison(md.means, (size_t)K * d);
+    poison(md.covariances, cn);
+    poison(md.precisions_cholesky, cn);
+    gmm_backend_ctx *ctx = NULL;
+    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision, &g_tuning, NULL));
+    CHECK_OK(be->kmeans_lloyd(ctx, 300, ch, resp));
+    CHECK_OK(be->set_resp(ctx, resp));
+    CHECK_OK(be->m_step(ctx, 1e-6, NULL));
+    CHECK_OK(be->get_params(ctx, &mh));
+    be->destroy(ctx);
+    ctx = NULL;
+    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision, &g_tuning, NULL));
+    CHECK_OK(be->kmeans_lloyd(ctx, 300, cd, NULL));
+    CHECK_OK(be->m_step(ctx, 1e-6, NULL));
+    CHECK_OK(be->get_params(ctx, &md));
+    be->destroy(ctx);
+    ck_assert_msg(memcmp(ch, cd, sizeof(double) * K * d) == 0,
+                  "%s: centers differ between the resp and NULL paths", what);
+    double ew = tu_rel_error(md.weights, mh.weights, K);
+    double em = tu_rel_error(md.means, mh.means, (size_t)K * d);
+    double ec = tu_rel_error(md.covariances, mh.covariances, cn);
+    double ep = tu_rel_error(md.precisions_cholesky, mh.precisions_cholesky, cn);
+    printf("device k-means resp in context, %s (%s): M-step weights %.2e means %.2e covariances "
+           "%.2e precisions %.2e\n",
+           what, gmm_precision_name(precision), ew, em, ec, ep);
+    /* float32 products may round a last-bit difference of the means differently */
+    const double bound = precision == GMM_PRECISION_FP64 ? 1e-12 : 1e-5;
+    ck_assert_msg(ew <= bound && em <= bound && ec <= bound && ep <= 100 * bound,
+                  "%s: the M-step after kmeans_lloyd(NULL) differs from set_resp", what);
+    gmm_model_free(&mh);
+    gmm_model_free(&md);
+    free(ch);
+    free(cd);
+    free(resp);
+}
+
 /* Device k-means (kmeans_lloyd) against gmm_kmeans_lloyd from the same k-means++ seeds: the
- * labels (at most max_diff differences, near-ties) and the centers. */
+ * labels (at most max_diff differences, near-ties) and the centers; then the resp NULL path
+ * (check_resp_in_ctx). */
+static void compare_kmeans_from(const double *X, int64_t N, int d, int K,
+                                gmm_precision precision, int max_diff, const int64_t *seeds,
+                                const char *what);
 static void compare_kmeans(const double *X, int64_t N, int d, int K, gmm_precision precision,
                            int max_diff, const char *what)
+{
+    compare_kmeans_from(X, N, d, K, precision, max_diff, NULL, what);
+}
+
+/* seeds: the seed rows (NULL: k-means++ with seed 7) */
+static void compare_kmeans_from(const double *X, int64_t N, int d, int K,
+                                gmm_precision precision, int max_diff, const int64_t *seeds,
+                                const char *what)
 {
     const gmm_backend *be = gpu();
     ck_assert_ptr_nonnull(be->kmeans_lloyd);
@@ -498,9 +563,13 @@ static void compare_kmeans(const double *X, int64_t N, int d, int K, gmm_precisi
     double *resp = malloc(sizeof(double) * N * K);
     int *lc = malloc(sizeof(int) * N), *lg = malloc(sizeof(int) * N);
     int n_iter = 0;
-    CHECK_OK(gmm_kmeans_plusplus(X, N, d, K, &rng, idx));
+    if (seeds)
+        memcpy(idx, seeds, sizeof(int64_t) * K);
+    else
+        CHECK_OK(gmm_kmeans_plusplus(X, N, d, K, &rng, idx));
     for (int k = 0; k < K; k++) memcpy(cc + (size_t)k * d, X + idx[k] * d, sizeof(double) * d);
     memcpy(gc, cc, sizeof(double) * K * d);
+    check_resp_in_ctx(be, X, N, d, K, precision, cc, what);
     CHECK_OK(gmm_kmeans_lloyd(X, N, d, K, 300, cc, lc, &n_iter));
     gmm_backend_ctx *ctx = NULL;
     CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
@@ -544,6 +613,28 @@ START_TEST(test_kmeans_synthetic)
     double *X = synthetic_blobs(N, d, K, 21);
     compare_kmeans(X, N, d, K, GMM_PRECISION_FP64, 0, "synthetic 3001 x 12, K = 5");
     compare_kmeans(X, N, d, K, GMM_PRECISION_FP32, 0, "synthetic 3001 x 12, K = 5");
+    free(X);
+}
+END_TEST
+
+/* Seeds with duplicates: the duplicates' clusters are empty after the first assignment (ties go
+ * to the first center) and move to the farthest samples, one after the other; K = 1; d = 1 with
+ * N not a multiple of any block. */
+START_TEST(test_kmeans_empty_clusters)
+{
+    if (!tu_gpu_available()) return;
+    int64_t N = 3001;
+    int d = 12, K = 5;
+    double *X = synthetic_blobs(N, d, K, 23);
+    const int64_t dup[5] = {10, 10, 10, 200, 200};
+    compare_kmeans_from(X, N, d, K, GMM_PRECISION_FP64, 0, dup, "3001 x 12, K = 5, duplicate seeds");
+    compare_kmeans_from(X, N, d, K, GMM_PRECISION_FP32, 0, dup, "3001 x 12, K = 5, duplicate seeds");
+    compare_kmeans_from(X, N, d, 1, GMM_PRECISION_FP64, 0, dup + 3, "3001 x 12, K = 1");
+    free(X);
+    N = 1037;
+    X = malloc(sizeof(double) * N);
+    tu_fill_uniform(X, N, -2.0, 3.0, 31);
+    compare_kmeans(X, N, 1, 3, GMM_PRECISION_FP64, 2, "1037 x 1, K = 3");
     free(X);
 }
 END_TEST
@@ -693,6 +784,7 @@ static Suite *gpu_backend_suite(void)
     tcase_add_loop_test(tc, test_cholesky_failure, 0, 4);
     tcase_add_loop_test(tc, test_compaction, 0, 4);
     tcase_add_test(tc, test_kmeans_synthetic);
+    tcase_add_test(tc, test_kmeans_empty_clusters);
     tcase_add_test(tc, test_kmeans_mnist);
     tcase_add_test(tc, test_kpp_synthetic);
     tcase_add_test(tc, test_kpp_mnist);

@@ -1,0 +1,479 @@
+/* CUDA versions of the k-means steps (see kmeans.h). The kernels are the CUDA backend's k-means
+ * kernels as they were in models/cuda_kmeans.cu, moved here unchanged in arithmetic and launch
+ * shape, so that a fit gives the same bits as before. */
+#include "kernels/kmeans.h"
+
+#include <math.h>
+
+#include "kernels/cuda_check.h"
+
+#define KM_THREADS 256     /* threads of the one-block reductions (REDUCE_THREADS of the backend) */
+#define KM_BLOCKS 256      /* most blocks of a potential's first stage (REDUCE_BLOCKS) */
+#define KPP_ROWS 8         /* rows (warps) per 256-thread block of the k-means++ distances */
+#define KPP_CHUNK 256      /* rows per chunk of the k-means++ cumsum */
+#define COL_SLABS 64       /* row slabs of the column means */
+
+static inline cudaStream_t as_stream(void *stream) { return (cudaStream_t)stream; }
+
+static inline int grid_for(int64_t n, int threads)
+{
+    int64_t g = (n + threads - 1) / threads;
+    if (g > 65536) g = 65536;
+    if (g < 1) g = 1;
+    return (int)g;
+}
+
+/* ---- fixed-order sums ----------------------------------------------------------------------
+ * A verbatim copy of warp_sum and block_sum of models/backend_cuda.cuh, which move to
+ * kernels/reduce.cuh in a parallel change: once that header is in, include it here and delete
+ * these two. */
+static __device__ __forceinline__ double warp_sum(double v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Fixed-order block sum (blockDim.x == KM_THREADS). */
+static __device__ double block_sum(double v, double *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    double r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* ---- the data ------------------------------------------------------------------------------ */
+
+template <typename T>
+static __global__ void to_double_kernel(const T *__restrict__ x, double *__restrict__ y, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = (double)x[i];
+}
+
+/* partial[s, j] = sum of X[i, j] over the rows of slab s */
+static __global__ void col_sum_kernel(const double *__restrict__ X, int64_t n, int d, int64_t per,
+                                      double *partial)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= d) return;
+    const int64_t i0 = blockIdx.y * per, i1 = i0 + per < n ? i0 + per : n;
+    double s = 0;
+    for (int64_t i = i0; i < i1; i++) s += X[i * d + j];
+    partial[(int64_t)blockIdx.y * d + j] = s;
+}
+
+static __global__ void col_mean_finish_kernel(const double *__restrict__ partial, int S, int d,
+                                              int64_t n, double *mean)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= d) return;
+    double s = 0;
+    for (int t = 0; t < S; t++) s += partial[(int64_t)t * d + j];
+    mean[j] = s / (double)n;
+}
+
+/* one warp per row: xn[i] = ||x_i||^2, dev[i] = ||x_i - mean||^2 */
+static __global__ void row_norms_kernel(const double *__restrict__ X, int64_t n, int d,
+                                        const double *__restrict__ mean, double *xn, double *dev)
+{
+    const int64_t i = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (i >= n) return;
+    double a = 0, b = 0;
+    for (int j = lane; j < d; j += 32) {
+        double v = X[i * d + j];
+        a += v * v;
+        b += (v - mean[j]) * (v - mean[j]);
+    }
+    a = warp_sum(a);
+    b = warp_sum(b);
+    if (lane == 0) {
+        xn[i] = a;
+        dev[i] = b;
+    }
+}
+
+/* cn[k] = ||c_k||^2 in order, as the CPU */
+static __global__ void center_norms_kernel(const double *__restrict__ C, int K, int d, double *cn)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= K) return;
+    double s = 0;
+    for (int j = 0; j < d; j++) s += C[(int64_t)k * d + j] * C[(int64_t)k * d + j];
+    cn[k] = s;
+}
+
+gmm_status kmeans_to_double_cuda(const float *d_x, size_t n, double *d_y, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (n == 0) return GMM_OK;
+    if (!d_x || !d_y) return gmm_error(GMM_ERR_ARG, "kmeans_to_double_cuda: bad arguments");
+    to_double_kernel<float><<<grid_for((int64_t)n, 256), 256, 0, as_stream(stream)>>>(
+        d_x, d_y, (int64_t)n);
+    GMM_LAUNCH_CHECK("to_double_kernel");
+fail:
+    return status;
+}
+
+gmm_status kmeans_column_means_cuda(const double *d_X, int64_t n_samples, int dim, double *d_mean,
+                                    void *stream)
+{
+    gmm_status status = GMM_OK;
+    const int64_t N = n_samples;
+    const int d = dim;
+    double *d_colp = NULL;
+    int S = COL_SLABS;
+    int64_t per;
+    if (!d_X || !d_mean || N < 1 || d < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_column_means_cuda: bad arguments");
+    if (S > N) S = (int)N;
+    per = (N + S - 1) / S;
+    S = (int)((N + per - 1) / per);
+    GMM_CUDA_CHECK(cudaMalloc((void **)&d_colp, sizeof(double) * (size_t)S * d));
+    col_sum_kernel<<<dim3((d + 127) / 128, S), 128, 0, as_stream(stream)>>>(d_X, N, d, per,
+                                                                            d_colp);
+    GMM_LAUNCH_CHECK("col_sum_kernel");
+    col_mean_finish_kernel<<<(d + 127) / 128, 128, 0, as_stream(stream)>>>(d_colp, S, d, N,
+                                                                           d_mean);
+    GMM_LAUNCH_CHECK("col_mean_finish_kernel");
+fail:
+    cudaFree(d_colp);
+    return status;
+}
+
+gmm_status kmeans_row_norms_cuda(const double *d_X, int64_t n_samples, int dim,
+                                 const double *d_mean, double *d_x_norm, double *d_deviation,
+                                 void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_X || !d_mean || !d_x_norm || !d_deviation || n_samples < 1 || dim < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_row_norms_cuda: bad arguments");
+    row_norms_kernel<<<(unsigned)((n_samples + 7) / 8), 256, 0, as_stream(stream)>>>(
+        d_X, n_samples, dim, d_mean, d_x_norm, d_deviation);
+    GMM_LAUNCH_CHECK("row_norms_kernel");
+fail:
+    return status;
+}
+
+gmm_status kmeans_sq_norms_cuda(const double *d_A, int n_rows, int dim, double *d_norm,
+                                void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_A || !d_norm || n_rows < 1 || dim < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_sq_norms_cuda: bad arguments");
+    center_norms_kernel<<<(n_rows + 127) / 128, 128, 0, as_stream(stream)>>>(d_A, n_rows, dim,
+                                                                             d_norm);
+    GMM_LAUNCH_CHECK("center_norms_kernel");
+fail:
+    return status;
+}
+
+/* ---- Lloyd's iteration ------------------------------------------------------------------- */
+
+/* labels from the distances xn - 2 dots + cn (first minimum, as the CPU), min_dist, the number
+ * of changed labels (integer atomics: order-free; not counted when changed is NULL), and the
+ * one-hot matrix when onehot != NULL. */
+static __global__ void assign_kernel(const double *__restrict__ dots, const double *__restrict__ xn,
+                                     const double *__restrict__ cn, int64_t n, int K, int *labels,
+                                     double *min_dist, double *onehot, unsigned long long *changed)
+{
+    __shared__ unsigned int block_changed;
+    if (threadIdx.x == 0) block_changed = 0;
+    __syncthreads();
+    const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        int best = 0;
+        double bd = INFINITY;
+        for (int k = 0; k < K; k++) {
+            double dd = xn[i] - 2 * dots[i * K + k] + cn[k];
+            if (dd < bd) {
+                bd = dd;
+                best = k;
+            }
+        }
+        if (labels[i] != best) atomicAdd(&block_changed, 1u);
+        labels[i] = best;
+        min_dist[i] = bd < 0 ? 0 : bd;
+        if (onehot)
+            for (int k = 0; k < K; k++) onehot[i * K + k] = k == best ? 1.0 : 0.0;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && block_changed && changed)
+        atomicAdd(changed, (unsigned long long)block_changed);
+}
+
+/* counts[k] = number of labels equal to k, one block per k */
+static __global__ void label_counts_kernel(const int *__restrict__ labels, int64_t n, int *counts)
+{
+    __shared__ int sh[KM_THREADS];
+    const int k = blockIdx.x;
+    int s = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += labels[i] == k;
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int t = blockDim.x / 2; t > 0; t >>= 1) {
+        if ((int)threadIdx.x < t) sh[threadIdx.x] += sh[threadIdx.x + t];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) counts[k] = sh[0];
+}
+
+/* *out = the first index of the maximum of x (one block of KM_THREADS) */
+static __global__ void argmax_kernel(const double *__restrict__ x, int64_t n, int64_t *out)
+{
+    __shared__ double sv[KM_THREADS];
+    __shared__ int64_t si[KM_THREADS];
+    double bv = -INFINITY;
+    int64_t bi = -1;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+        if (bi < 0 || x[i] > bv) {
+            bv = x[i];
+            bi = i;
+        }
+    sv[threadIdx.x] = bv;
+    si[threadIdx.x] = bi;
+    __syncthreads();
+    for (int t = blockDim.x / 2; t > 0; t >>= 1) {
+        if ((int)threadIdx.x < t) {
+            double ov = sv[threadIdx.x + t];
+            int64_t oi = si[threadIdx.x + t];
+            if (oi >= 0 && (si[threadIdx.x] < 0 || ov > sv[threadIdx.x] ||
+                            (ov == sv[threadIdx.x] && oi < si[threadIdx.x]))) {
+                sv[threadIdx.x] = ov;
+                si[threadIdx.x] = oi;
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *out = si[0] < 0 ? 0 : si[0];
+}
+
+gmm_status kmeans_assign_cuda(const double *d_dots, const double *d_x_norm,
+                              const double *d_c_norm, int64_t n_samples, int n_components,
+                              int *d_labels, double *d_min_dist, double *d_onehot,
+                              unsigned long long *d_n_changed, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_dots || !d_x_norm || !d_c_norm || !d_labels || !d_min_dist || n_samples < 1 ||
+        n_components < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_assign_cuda: bad arguments");
+    if (d_n_changed)
+        GMM_CUDA_CHECK(cudaMemsetAsync(d_n_changed, 0, sizeof(unsigned long long),
+                                       as_stream(stream)));
+    assign_kernel<<<(unsigned)((n_samples + 255) / 256), 256, 0, as_stream(stream)>>>(
+        d_dots, d_x_norm, d_c_norm, n_samples, n_components, d_labels, d_min_dist, d_onehot,
+        d_n_changed);
+    GMM_LAUNCH_CHECK("assign_kernel");
+fail:
+    return status;
+}
+
+gmm_status kmeans_sums_cuda(gmm_gpu *gpu, const double *d_X, int64_t n_samples, int dim,
+                            const int *d_labels, const double *d_onehot, int n_components,
+                            double *d_sums, int *d_counts)
+{
+    gmm_status status = GMM_OK;
+    const int K = n_components;
+    if (!gpu || !d_X || !d_labels || !d_onehot || !d_sums || !d_counts || n_samples < 1 ||
+        n_samples > 0x7fffffff || dim < 1 || K < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_sums_cuda: bad arguments");
+    /* center sums onehot^T X */
+    if ((status = gmm_gpu_dgemm(gpu, true, false, K, dim, (int)n_samples, 1.0, d_onehot, K, d_X,
+                                dim, 0.0, d_sums, dim)) != GMM_OK)
+        goto fail;
+    label_counts_kernel<<<K, KM_THREADS, 0, as_stream(gmm_gpu_stream(gpu))>>>(d_labels,
+                                                                             n_samples, d_counts);
+    GMM_LAUNCH_CHECK("label_counts_kernel");
+fail:
+    return status;
+}
+
+gmm_status kmeans_argmax_cuda(const double *d_x, int64_t n, int64_t *d_index, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_x || !d_index || n < 1) return gmm_error(GMM_ERR_ARG, "kmeans_argmax_cuda: bad arguments");
+    argmax_kernel<<<1, KM_THREADS, 0, as_stream(stream)>>>(d_x, n, d_index);
+    GMM_LAUNCH_CHECK("argmax_kernel");
+fail:
+    return status;
+}
+
+/* ---- k-means++ ----------------------------------------------------------------------------- */
+
+/* Squared distances of every row to n_trials candidate rows, one warp per (row, trial), in
+ * float64 (from float data too), min'd with the closest distance so far when closest is not
+ * NULL. */
+template <typename TX>
+static __global__ void kpp_dist_kernel(const TX *__restrict__ X, int64_t n, int d,
+                                       const int64_t *__restrict__ cand,
+                                       const double *__restrict__ closest, double *__restrict__ out)
+{
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int64_t i = (int64_t)blockIdx.x * KPP_ROWS + warp;
+    const int t = blockIdx.y;
+    if (i >= n) return;
+    const TX *x = X + i * d, *c = X + cand[t] * d;
+    double s = 0;
+    for (int j = lane; j < d; j += 32) {
+        double v = (double)x[j] - (double)c[j];
+        s += v * v;
+    }
+    s = warp_sum(s);
+    if (lane == 0) {
+        double m = s;
+        if (closest) m = s < closest[i] ? s : closest[i];
+        out[(int64_t)t * n + i] = m;
+    }
+}
+
+/* Per-trial potentials sum_i out[t n + i]: fixed-order partials (grid B x T), then one block per
+ * trial sums its B partials in a fixed order. */
+static __global__ void kpp_pot_stage1_kernel(const double *__restrict__ x, int64_t n, double *partial)
+{
+    __shared__ double sh[KM_THREADS];
+    const double *xt = x + (int64_t)blockIdx.y * n;
+    double s = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        s += xt[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) partial[(size_t)blockIdx.y * gridDim.x + blockIdx.x] = s;
+}
+
+static __global__ void kpp_pot_stage2_kernel(const double *__restrict__ partial, int B, double *pots)
+{
+    __shared__ double sh[KM_THREADS];
+    double s = 0;
+    for (int i = threadIdx.x; i < B; i += blockDim.x) s += partial[(size_t)blockIdx.x * B + i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) pots[blockIdx.x] = s;
+}
+
+/* The cumsum of the weights, deterministic: sequential sums of KPP_CHUNK-row chunks, then their
+ * sequential inclusive scan (one thread; N / 256 values). */
+static __global__ void kpp_chunk_sums_kernel(const double *__restrict__ x, int64_t n, int nch,
+                                             double *sums)
+{
+    int ch = blockIdx.x * blockDim.x + threadIdx.x;
+    if (ch >= nch) return;
+    int64_t i0 = (int64_t)ch * KPP_CHUNK, i1 = i0 + KPP_CHUNK < n ? i0 + KPP_CHUNK : n;
+    double s = 0;
+    for (int64_t i = i0; i < i1; i++) s += x[i];
+    sums[ch] = s;
+}
+
+static __global__ void kpp_chunk_scan_kernel(const double *__restrict__ sums, int nch, double *pre)
+{
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    double run = 0;
+    for (int c = 0; c < nch; c++) pre[c] = (run += sums[c]);
+}
+
+/* searchsorted: per draw r_t, the first index whose cumsum exceeds r_t (binary search over the
+ * chunk prefixes, then a sequential run inside the chunk from the previous prefix), clipped to
+ * n - 1 as the host's. */
+static __global__ void kpp_search_kernel(const double *__restrict__ x, int64_t n,
+                                         const double *__restrict__ pre, int nch,
+                                         const double *__restrict__ r, int T, int64_t *cand)
+{
+    int t = threadIdx.x;
+    if (t >= T) return;
+    double rv = r[t];
+    int lo = 0, hi = nch;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pre[mid] > rv) hi = mid; else lo = mid + 1;
+    }
+    if (lo == nch) {
+        cand[t] = n - 1;
+        return;
+    }
+    int64_t i0 = (int64_t)lo * KPP_CHUNK, i1 = i0 + KPP_CHUNK < n ? i0 + KPP_CHUNK : n;
+    double run = lo > 0 ? pre[lo - 1] : 0.0;
+    int64_t res = i1 - 1;
+    for (int64_t i = i0; i < i1; i++) {
+        run += x[i];
+        if (run > rv) {
+            res = i;
+            break;
+        }
+    }
+    cand[t] = res;
+}
+
+template <typename TX>
+static gmm_status pp_distances(const TX *d_X, int64_t n_samples, int dim,
+                               const int64_t *d_candidates, int n_candidates,
+                               const double *d_closest, double *d_out, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_X || !d_candidates || !d_out || n_samples < 1 || dim < 1 || n_candidates < 1 ||
+        n_candidates > 65535)
+        return gmm_error(GMM_ERR_ARG, "kmeans_pp_distances_cuda: bad arguments");
+    const dim3 grid((unsigned)((n_samples + KPP_ROWS - 1) / KPP_ROWS), (unsigned)n_candidates);
+    kpp_dist_kernel<TX><<<grid, 256, 0, as_stream(stream)>>>(d_X, n_samples, dim, d_candidates,
+                                                            d_closest, d_out);
+    GMM_LAUNCH_CHECK("kpp_dist_kernel");
+fail:
+    return status;
+}
+
+gmm_status kmeans_pp_distances_cuda(const double *d_X, int64_t n_samples, int dim,
+                                    const int64_t *d_candidates, int n_candidates,
+                                    const double *d_closest, double *d_out, void *stream)
+{
+    return pp_distances<double>(d_X, n_samples, dim, d_candidates, n_candidates, d_closest, d_out,
+                                stream);
+}
+
+gmm_status kmeans_pp_distances_f32_cuda(const float *d_X, int64_t n_samples, int dim,
+                                        const int64_t *d_candidates, int n_candidates,
+                                        const double *d_closest, double *d_out, void *stream)
+{
+    return pp_distances<float>(d_X, n_samples, dim, d_candidates, n_candidates, d_closest, d_out,
+                               stream);
+}
+
+gmm_status kmeans_pp_potentials_cuda(const double *d_x, int64_t n, int n_rows, double *d_pot,
+                                     double *d_work, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_x || !d_pot || !d_work || n < 1 || n_rows < 1 || n_rows > 65535)
+        return gmm_error(GMM_ERR_ARG, "kmeans_pp_potentials_cuda: bad arguments");
+    int B = grid_for(n, KM_THREADS);
+    if (B > KM_BLOCKS) B = KM_BLOCKS; /* as kmeans_pp_potentials_work counts */
+    kpp_pot_stage1_kernel<<<dim3(B, n_rows), KM_THREADS, 0, as_stream(stream)>>>(d_x, n, d_work);
+    GMM_LAUNCH_CHECK("kpp_pot_stage1_kernel");
+    kpp_pot_stage2_kernel<<<n_rows, KM_THREADS, 0, as_stream(stream)>>>(d_work, B, d_pot);
+    GMM_LAUNCH_CHECK("kpp_pot_stage2_kernel");
+fail:
+    return status;
+}
+
+gmm_status kmeans_pp_pick_cuda(const double *d_weights, int64_t n, const double *d_draws,
+                               int n_draws, int64_t *d_picks, double *d_work, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_weights || !d_draws || !d_picks || !d_work || n < 1 || n_draws < 1 ||
+        n_draws > KMEANS_PP_MAX_TRIALS)
+        return gmm_error(GMM_ERR_ARG, "kmeans_pp_pick_cuda: bad arguments");
+    const int nch = (int)((n + KPP_CHUNK - 1) / KPP_CHUNK);
+    double *d_sums = d_work, *d_prefix = d_work + nch; /* kmeans_pp_pick_work(n) = 2 nch */
+    kpp_chunk_sums_kernel<<<(nch + 127) / 128, 128, 0, as_stream(stream)>>>(d_weights, n, nch,
+                                                                            d_sums);
+    GMM_LAUNCH_CHECK("kpp_chunk_sums_kernel");
+    kpp_chunk_scan_kernel<<<1, 32, 0, as_stream(stream)>>>(d_sums, nch, d_prefix);
+    GMM_LAUNCH_CHECK("kpp_chunk_scan_kernel");
+    kpp_search_kernel<<<1, KMEANS_PP_MAX_TRIALS, 0, as_stream(stream)>>>(
+        d_weights, n, d_prefix, nch, d_draws, n_draws, d_picks);
+    GMM_LAUNCH_CHECK("kpp_search_kernel");
+fail:
+    return status;
+}
