@@ -1,6 +1,7 @@
 /* Implementation of the shared command-line helpers (see cli.h). */
 #include "app/cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kernels/gpu_info.h"
 
@@ -159,14 +161,24 @@ gmm_status cli_device_open_finish(cli_device_opener *opener, gmm_gpu **gpu, cons
     return GMM_OK;
 }
 
-int cli_cuda_driver_loaded(void)
+int cli_cuda_started(void)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return 0;
-    char line[4096];
     int found = 0;
-    while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/libcuda.so") != NULL;
-    fclose(f);
+    DIR *fds = opendir("/proc/self/fd");
+    struct dirent *e;
+    while (fds && !found && (e = readdir(fds))) {
+        char link[300], target[256];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0) continue;
+        target[n] = '\0';
+        found = strncmp(target, "/dev/nvidia", 11) == 0;
+    }
+    if (fds) closedir(fds);
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, "/dev/nvidia") != NULL;
+    if (f) fclose(f);
     return found;
 }
 
@@ -174,6 +186,5 @@ void cli_report_cuda(void)
 {
     const char *v = getenv("GMM_REPORT_CUDA");
     if (v && *v && strcmp(v, "0") != 0)
-        fprintf(stderr, "%s: CUDA driver loaded: %s\n", cli_program,
-                cli_cuda_driver_loaded() ? "yes" : "no");
+        fprintf(stderr, "%s: CUDA started: %s\n", cli_program, cli_cuda_started() ? "yes" : "no");
 }

@@ -32,11 +32,12 @@ void cli_notice(void *user, const char *message);
 
 double cli_now_seconds(void);
 
-/* Whether the CUDA driver (libcuda) is mapped into this process: it is loaded by the first CUDA
- * call, so "no" after a run proves that the run never touched CUDA. */
-int cli_cuda_driver_loaded(void);
-/* With GMM_REPORT_CUDA=1 in the environment, prints "PROGRAM: CUDA driver loaded: yes|no" on
- * stderr (the tests check that --device cpu never starts CUDA). Call it last. */
+/* Whether CUDA was started in this process: the driver opens and maps the /dev/nvidia* devices
+ * when it initialises (the first CUDA call), and not before, although cuBLAS's libraries load
+ * libcuda itself at program start. "no" after a run proves that the run never touched CUDA. */
+int cli_cuda_started(void);
+/* With GMM_REPORT_CUDA=1 in the environment, prints "PROGRAM: CUDA started: yes|no" on stderr
+ * (the tests check that --device cpu never starts CUDA). Call it last. */
 void cli_report_cuda(void);
 
 /* gmm_device_open on a thread of its own, so that starting CUDA (context, handles: a few tenths

@@ -120,7 +120,7 @@ START_TEST(test_gpu_requested_without_gpu)
 END_TEST
 
 /* --device cpu never starts CUDA: not for the fit, the kNN initialisation, the diagnostics, the
- * pictures or the blur (the programs report whether the CUDA driver got mapped into them); and on
+ * pictures or the blur (the programs report whether the CUDA driver opened a GPU device); and on
  * a GPU machine the same run with --device gpu does load it, so the check can tell. */
 START_TEST(test_device_cpu_never_starts_cuda)
 {
@@ -131,14 +131,14 @@ START_TEST(test_device_cpu_never_starts_cuda)
                    "--diagnostics cpu_diag --images cpu_img --blur 1 -o cpu.bin --png cpu.png -q",
                    dir);
     ck_assert_msg(rc == 0, "gmm-train --device cpu: %s", out);
-    ck_assert_msg(strstr(out, "gmm-train: CUDA driver loaded: no") != NULL,
+    ck_assert_msg(strstr(out, "gmm-train: CUDA started: no") != NULL,
                   "gmm-train --device cpu started CUDA:\n%s", out);
     free(out);
     rc = tu_sh(&out,
                "GMM_REPORT_CUDA=1 $B/gmm-predict cpu.bin --device cpu --diagnostics cpu_pdiag "
                "--images cpu_pimg");
     ck_assert_msg(rc == 0, "gmm-predict --device cpu: %s", out);
-    ck_assert_msg(strstr(out, "gmm-predict: CUDA driver loaded: no") != NULL,
+    ck_assert_msg(strstr(out, "gmm-predict: CUDA started: no") != NULL,
                   "gmm-predict --device cpu started CUDA:\n%s", out);
     free(out);
     if (!tu_gpu_available()) {
@@ -150,7 +150,7 @@ START_TEST(test_device_cpu_never_starts_cuda)
                "--diagnostics gpu_diag --images gpu_img --blur 1 -o gpu.bin --png '' -q",
                dir);
     ck_assert_msg(rc == 0, "gmm-train --device gpu: %s", out);
-    ck_assert_msg(strstr(out, "gmm-train: CUDA driver loaded: yes") != NULL,
+    ck_assert_msg(strstr(out, "gmm-train: CUDA started: yes") != NULL,
                   "the CUDA check cannot see a GPU run:\n%s", out);
     free(out);
 }
