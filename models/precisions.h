@@ -6,6 +6,10 @@
 #include "linalg/log_det.h"
 #include "models/gmm.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* prec_chol (gmm_cov_size doubles) from cov. A matrix that is not positive definite (or a
  * variance <= 0) is GMM_ERR_CHOLESKY naming the component; reg_covar is quoted in the advice. */
 gmm_status gmm_precisions_from_covariances(gmm_cov_type type, int n_components, int dim,
@@ -20,4 +24,7 @@ log_det_layout gmm_log_det_layout(gmm_cov_type type);
 void gmm_log_det_cholesky(gmm_cov_type type, int n_components, int dim, const double *prec_chol,
                           double *log_det);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
