@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/estep_rows.h"
 #include "kernels/matmul.h"
 #include "kernels/mixture_weights.h"
+#include "kernels/reduce.h"
 #include "kernels/wcov.h"
 #include "kernels/blas_cpu.h"
 #include "models/backend.h"
@@ -24,7 +26,7 @@ struct gmm_backend_ctx {
     gmm_cov_type type;
 
     double *weights, *means, *covariances, *prec_chol; /* current parameters */
-    double *log_det;       /* K */
+    double *log_const;     /* K: log w_k + log det U_k - d/2 log 2 pi (linalg/log_det.h) */
     double *prec_concat;   /* full/tied: d x (K d) = [U_1 .. U_K]; diag: K x d of prec^2 */
     double *mean_prec;     /* K x d: mu_k U_k (full/tied), mu_k prec_k^2 (diag) */
     double *mean_term;     /* K: diag/spherical constant term sum mu^2 prec^2 */
@@ -60,7 +62,7 @@ static void cpu_destroy(gmm_backend_ctx *c)
     free(c->means);
     free(c->covariances);
     free(c->prec_chol);
-    free(c->log_det);
+    free(c->log_const);
     free(c->prec_concat);
     free(c->mean_prec);
     free(c->mean_term);
@@ -106,13 +108,13 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
     c->means = calloc(K * d, sizeof(double));
     c->covariances = calloc(cov_n, sizeof(double));
     c->prec_chol = calloc(cov_n, sizeof(double));
-    c->log_det = calloc(K, sizeof(double));
+    c->log_const = calloc(K, sizeof(double));
     c->mean_prec = calloc(K * d, sizeof(double));
     c->mean_term = calloc(K, sizeof(double));
     c->log_resp = malloc(sizeof(double) * N * K);
     c->log_prob_norm = malloc(sizeof(double) * N);
     c->work = malloc(sizeof(double) * (size_t)rows * row_width);
-    if (!c->weights || !c->means || !c->covariances || !c->prec_chol || !c->log_det ||
+    if (!c->weights || !c->means || !c->covariances || !c->prec_chol || !c->log_const ||
         !c->mean_prec || !c->mean_term || !c->log_resp || !c->log_prob_norm || !c->work)
         goto nomem;
     if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
@@ -149,12 +151,14 @@ nomem:
     return status;
 }
 
-/* Derived E-step quantities from the current precision factors and means. */
+/* Derived E-step quantities from the current weights, precision factors and means. */
 static void prepare_estep(gmm_backend_ctx *c)
 {
     int K = c->n_components, d = c->dim;
     size_t dd = (size_t)d * d;
-    gmm_log_det_cholesky(c->type, K, d, c->prec_chol, c->log_det);
+    /* the sizes are the context's own, so the operation cannot refuse them */
+    (void)log_det_cholesky_cpu(gmm_log_det_layout(c->type), K, d, c->prec_chol, c->weights,
+                               c->log_const);
     switch (c->type) {
     case GMM_COV_FULL:
         /* prec_concat[j, k*d + l] = U_k[j, l], so X * prec_concat is [X U_1 .. X U_K]. */
@@ -224,80 +228,59 @@ static gmm_status cpu_set_resp(gmm_backend_ctx *c, const double *resp)
     return GMM_OK;
 }
 
-/* Squared Mahalanobis distances of rows [r0, r0 + rows) to every component, into
- * out (rows x K). */
+/* Squared Mahalanobis distances of rows [r0, r0 + rows) to every component, into out
+ * (rows x K), for diag and spherical: the GEMM expansions (x - mu)^2 p^2 = x^2 p^2 - 2 x mu p^2
+ * + mu^2 p^2 of scikit-learn, a BLAS product instead of estep_rows_cpu's direct loops. */
 static void mahalanobis_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows, double *out)
 {
     int K = c->n_components, d = c->dim;
     const double *Xc = c->X + (size_t)r0 * d;
-    switch (c->type) {
-    case GMM_COV_FULL:
-    case GMM_COV_TIED: {
-        int width = c->type == GMM_COV_FULL ? K * d : d;
-        la_dgemm(false, false, (int)rows, width, d, 1.0, Xc, d, c->prec_concat, width, 0.0,
-                 c->work, width);
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < rows; i++)
-            for (int k = 0; k < K; k++) {
-                const double *y = c->work + (size_t)i * width + (c->type == GMM_COV_FULL ? (size_t)k * d : 0);
-                const double *b = c->mean_prec + (size_t)k * d;
-                double s = 0;
-                for (int j = 0; j < d; j++) s += (y[j] - b[j]) * (y[j] - b[j]);
-                out[i * K + k] = s;
-            }
-        break;
-    }
-    case GMM_COV_DIAG:
+    if (c->type == GMM_COV_DIAG) {
         /* sum_j (x - mu)^2 p^2 = x^2 . p^2 - 2 x . (mu p^2) + mu^2 . p^2 */
         la_dgemm(false, true, (int)rows, K, d, 1.0, c->x_squared + (size_t)r0 * d, d,
                  c->prec_concat, d, 0.0, out, K);
         la_dgemm(false, true, (int)rows, K, d, -2.0, Xc, d, c->mean_prec, d, 1.0, out, K);
         for (int64_t i = 0; i < rows; i++)
             for (int k = 0; k < K; k++) out[i * K + k] += c->mean_term[k];
-        break;
-    case GMM_COV_SPHERICAL:
+    } else {
         la_dgemm(false, true, (int)rows, K, d, -2.0, Xc, d, c->means, d, 0.0, out, K);
         for (int64_t i = 0; i < rows; i++)
             for (int k = 0; k < K; k++) {
                 double p2 = c->prec_chol[k] * c->prec_chol[k];
                 out[i * K + k] = p2 * (out[i * K + k] + c->x_sq_norm[r0 + i] + c->mean_term[k]);
             }
-        break;
     }
 }
 
+/* Per row chunk: full/tied the GEMM [X U_1 .. X U_K] and the kernel layer's row operation on
+ * it (the CUDA backend's composition); diag/spherical the GEMM expansion and the row
+ * operation's second half. Then the mean of log p(x_i), summed in index order. */
 static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
 {
     if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
+    gmm_status status = GMM_OK;
     int K = c->n_components, d = c->dim;
-    double log_2pi_term = d * log(2.0 * M_PI);
-    double *log_weights = malloc(sizeof(double) * K);
-    if (!log_weights) return gmm_error(GMM_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < K; k++) log_weights[k] = log(c->weights[k]);
-    double total = 0;
     for (int64_t r0 = 0; r0 < c->n_samples; r0 += c->chunk_rows) {
         int64_t rows = c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
-        double *lr = c->log_resp + (size_t)r0 * K;
-        mahalanobis_chunk(c, r0, rows, lr);
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < rows; i++) {
-            double *row = lr + (size_t)i * K;
-            double mx = -INFINITY;
-            for (int k = 0; k < K; k++) {
-                row[k] = -0.5 * (log_2pi_term + row[k]) + c->log_det[k] + log_weights[k];
-                if (row[k] > mx) mx = row[k];
-            }
-            double s = 0;
-            for (int k = 0; k < K; k++) s += exp(row[k] - mx);
-            double norm = mx + log(s);
-            for (int k = 0; k < K; k++) row[k] -= norm;
-            c->log_prob_norm[r0 + i] = norm;
+        double *lr = c->log_resp + (size_t)r0 * K, *lpn = c->log_prob_norm + r0;
+        if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED) {
+            int width = c->type == GMM_COV_FULL ? K * d : d;
+            la_dgemm(false, false, (int)rows, width, d, 1.0, c->X + (size_t)r0 * d, d,
+                     c->prec_concat, width, 0.0, c->work, width);
+            status = estep_rows_cpu(ESTEP_ROWS_PROJECTED, c->work, (size_t)width,
+                                    c->type == GMM_COV_FULL ? (size_t)d : 0, c->mean_prec, NULL,
+                                    c->log_const, (size_t)rows, K, d, lr, lpn);
+        } else {
+            mahalanobis_chunk(c, r0, rows, lr);
+            status = estep_rows_from_dist_cpu(c->log_const, (size_t)rows, K, lr, lpn);
         }
-        /* summed in row order, not by an OpenMP reduction (whose order varies between runs): the
-         * same seed gives the same lower bound to the bit, whatever the thread count */
-        for (int64_t i = 0; i < rows; i++) total += c->log_prob_norm[r0 + i];
+        if (status != GMM_OK) return status;
     }
-    free(log_weights);
+    /* summed in row order, not by an OpenMP reduction (whose order varies between runs): the
+     * same seed gives the same lower bound to the bit, whatever the thread count */
+    double total;
+    if ((status = reduce_sum_cpu(c->log_prob_norm, (size_t)c->n_samples, 1.0, &total)) != GMM_OK)
+        return status;
     c->have_resp = 1;
     *mean_log_likelihood = total / (double)c->n_samples;
     if (!isfinite(*mean_log_likelihood))

@@ -12,13 +12,11 @@
 #include "kernels/cuda_check.h"
 #include "kernels/gpu_info.h"
 #include "kernels/gpu.h"
+#include "kernels/reduce.cuh" /* warp_sum, warp_max, block_sum, reduce_stage1/2_kernel, REDUCE_* */
 #include "models/backend.h"
 
-#define LSE_THREADS 128
 #define WSUM_THREADS 128
 #define WSUM_KT 8
-#define REDUCE_THREADS 256
-#define REDUCE_BLOCKS 256
 
 /* How A_k^T A_k is formed: the lower 2 x 2 block triangle as three GEMMs (the default for
  * d >= 128: 3/4 of a GEMM's work at the GEMM rate), a full GEMM, or SYRK (cuBLAS's DSYRK ran
@@ -79,53 +77,6 @@ struct gmm_backend_ctx {
     int *h_info;
 };
 
-
-static __device__ __forceinline__ double warp_sum(double v)
-{
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-static __device__ __forceinline__ double warp_max(double v)
-{
-    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
-
-/* Fixed-order block sum (blockDim.x == REDUCE_THREADS). */
-static __device__ double block_sum(double v, double *sh)
-{
-    sh[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-        __syncthreads();
-    }
-    double r = sh[0];
-    __syncthreads();
-    return r;
-}
-
-static __global__ void reduce_stage1_kernel(const double *__restrict__ x, int64_t n, double *partial)
-{
-    __shared__ double sh[REDUCE_THREADS];
-    double s = 0;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        s += x[i];
-    s = block_sum(s, sh);
-    if (threadIdx.x == 0) partial[blockIdx.x] = s;
-}
-
-static __global__ void reduce_stage2_kernel(const double *__restrict__ partial, int n, double scale,
-                                     double *out)
-{
-    __shared__ double sh[REDUCE_THREADS];
-    double s = 0;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) s += partial[i];
-    s = block_sum(s, sh);
-    if (threadIdx.x == 0) *out = s * scale;
-}
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 

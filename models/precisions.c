@@ -81,26 +81,23 @@ fail:
     return status;
 }
 
+log_det_layout gmm_log_det_layout(gmm_cov_type type)
+{
+    switch (type) {
+    case GMM_COV_FULL: return LOG_DET_FULL;
+    case GMM_COV_TIED: return LOG_DET_TIED;
+    case GMM_COV_DIAG: return LOG_DET_DIAG;
+    case GMM_COV_SPHERICAL: break;
+    }
+    return LOG_DET_SPHERICAL;
+}
+
 void gmm_log_det_cholesky(gmm_cov_type type, int n_components, int dim, const double *prec_chol,
                           double *log_det)
 {
-    size_t dd = (size_t)dim * dim;
-    for (int k = 0; k < n_components; k++) {
-        double s = 0;
-        switch (type) {
-        case GMM_COV_FULL:
-            for (int j = 0; j < dim; j++) s += log(prec_chol[k * dd + (size_t)j * dim + j]);
-            break;
-        case GMM_COV_TIED:
-            for (int j = 0; j < dim; j++) s += log(prec_chol[(size_t)j * dim + j]);
-            break;
-        case GMM_COV_DIAG:
-            for (int j = 0; j < dim; j++) s += log(prec_chol[(size_t)k * dim + j]);
-            break;
-        case GMM_COV_SPHERICAL: s = dim * log(prec_chol[k]); break;
-        }
-        log_det[k] = s;
-    }
+    /* the arguments are the caller's own sizes; a bad one leaves log_det unwritten */
+    (void)log_det_cholesky_cpu(gmm_log_det_layout(type), n_components, dim, prec_chol, NULL,
+                               log_det);
 }
 
 gmm_status gmm_model_compute_precisions(gmm_model *model)

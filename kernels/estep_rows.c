@@ -1,0 +1,63 @@
+/* CPU version of the E-step's row operation (see estep_rows.h). */
+#include "kernels/estep_rows.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* row (n_components log-probabilities) -> log responsibilities in place; returns log p(x). */
+static double normalize_row(double *row, int n_components)
+{
+    double mx = -INFINITY;
+    for (int k = 0; k < n_components; k++)
+        if (row[k] > mx) mx = row[k];
+    double s = 0;
+    for (int k = 0; k < n_components; k++) s += exp(row[k] - mx);
+    double norm = mx + log(s);
+    for (int k = 0; k < n_components; k++) row[k] -= norm;
+    return norm;
+}
+
+gmm_status estep_rows_cpu(estep_rows_mode mode, const double *Y, size_t ld_y, size_t comp_stride,
+                          const double *centers, const double *scales, const double *log_const,
+                          size_t n_rows, int n_components, int dim, double *log_resp,
+                          double *log_prob_norm)
+{
+    if (!Y || !centers || !log_const || !log_resp || !log_prob_norm || n_components <= 0 ||
+        dim <= 0 || (mode != ESTEP_ROWS_PROJECTED && !scales) ||
+        (mode != ESTEP_ROWS_PROJECTED && mode != ESTEP_ROWS_DIAG && mode != ESTEP_ROWS_SPHERICAL))
+        return gmm_error(GMM_ERR_ARG, "estep_rows_cpu: bad arguments");
+    const int K = n_components, d = dim;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n_rows; i++) {
+        double *row = log_resp + (size_t)i * K;
+        for (int k = 0; k < K; k++) {
+            const double *y = Y + (size_t)i * ld_y + (size_t)k * comp_stride;
+            const double *c = centers + (size_t)k * d;
+            double s = 0;
+            for (int j = 0; j < d; j++) {
+                double t = y[j] - c[j];
+                if (mode == ESTEP_ROWS_DIAG) t *= scales[(size_t)k * d + j];
+                s += t * t;
+            }
+            if (mode == ESTEP_ROWS_SPHERICAL) s *= scales[k] * scales[k];
+            row[k] = log_const[k] - 0.5 * s;
+        }
+        log_prob_norm[i] = normalize_row(row, K);
+    }
+    return GMM_OK;
+}
+
+gmm_status estep_rows_from_dist_cpu(const double *log_const, size_t n_rows, int n_components,
+                                    double *dist_to_log_resp, double *log_prob_norm)
+{
+    if (!log_const || !dist_to_log_resp || !log_prob_norm || n_components <= 0)
+        return gmm_error(GMM_ERR_ARG, "estep_rows_from_dist_cpu: bad arguments");
+    const int K = n_components;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n_rows; i++) {
+        double *row = dist_to_log_resp + (size_t)i * K;
+        for (int k = 0; k < K; k++) row[k] = log_const[k] - 0.5 * row[k];
+        log_prob_norm[i] = normalize_row(row, K);
+    }
+    return GMM_OK;
+}

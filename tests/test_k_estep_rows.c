@@ -1,0 +1,367 @@
+/* Check suite for the E-step's row operation (kernels/estep_rows.h): the CPU twin (and its
+ * second half, estep_rows_from_dist_cpu) against naive double loops, on random shapes in every
+ * mode and on extreme rows (log-probabilities all near -1e300, differing by 1000, K = 1, d = 1);
+ * on a GPU, estep_rows_cuda and estep_rows_f32_cuda against the CPU twin on the same inputs,
+ * outputs poisoned with NaN first.
+ * Bound: relative error (2-norm) <= 1e-12 for log_resp and log p(x) (float64 sums of <= 784
+ * terms in another order; the f32 entry converts Y exactly, so the same bound holds). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_gpu.h"
+#include "kernels/estep_rows.h"
+#include "tests/testutil.h"
+
+#define BOUND 1e-12
+
+typedef struct {
+    size_t n;
+    int k, d;
+} shape;
+
+/* Awkward shapes: 1 x 1 x 1, K = 1, d = 1, d = 32 and 33 (the lanes' tail), d = 64 and 65 (two
+ * accumulators), K past the 4 warps of a block and past 32 (the log-sum-exp lanes), the GMM's
+ * d = 784. */
+static const shape SHAPES[] = {{1, 1, 1},    {37, 1, 5},    {300, 5, 1},  {65, 4, 32},
+                               {66, 3, 33},  {40, 7, 64},   {41, 9, 65},  {129, 33, 2},
+                               {50, 70, 3},  {513, 17, 131}, {64, 10, 784}};
+#define N_SHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
+static const estep_rows_mode MODES[] = {ESTEP_ROWS_PROJECTED, ESTEP_ROWS_DIAG,
+                                        ESTEP_ROWS_SPHERICAL};
+static const char *MODE_NAMES[] = {"projected", "diag", "spherical"};
+
+/* The inputs of one call: Y with ld_y = width + 3 (padding never read) and a component stride
+ * of d for PROJECTED when full (width K d), 0 otherwise. */
+typedef struct {
+    estep_rows_mode mode;
+    size_t n, ld_y, comp_stride;
+    int k, d;
+    double *Y, *centers, *scales, *log_const;
+} inputs;
+
+static void make(inputs *in, const shape *s, estep_rows_mode mode, int full, uint64_t seed)
+{
+    in->mode = mode;
+    in->n = s->n;
+    in->k = s->k;
+    in->d = s->d;
+    size_t width = mode == ESTEP_ROWS_PROJECTED && full ? (size_t)s->k * s->d : (size_t)s->d;
+    in->comp_stride = mode == ESTEP_ROWS_PROJECTED && full ? (size_t)s->d : 0;
+    in->ld_y = width + 3;
+    in->Y = malloc(sizeof(double) * s->n * in->ld_y);
+    in->centers = malloc(sizeof(double) * s->k * s->d);
+    in->scales = malloc(sizeof(double) * s->k * s->d);
+    in->log_const = malloc(sizeof(double) * s->k);
+    ck_assert(in->Y && in->centers && in->scales && in->log_const);
+    tu_fill_uniform(in->Y, s->n * in->ld_y, -1.0, 2.0, seed);
+    tu_fill_uniform(in->centers, (size_t)s->k * s->d, -1.0, 2.0, seed + 1);
+    tu_fill_uniform(in->scales, (size_t)s->k * s->d, 0.5, 2.0, seed + 2);
+    tu_fill_uniform(in->log_const, s->k, -50.0, 10.0, seed + 3);
+}
+
+static void release(inputs *in)
+{
+    free(in->Y), free(in->centers), free(in->scales), free(in->log_const);
+}
+
+/* The definition, written out: lp[i, k], then max, sum of exp, log, differences. */
+static void naive(const inputs *in, double *log_resp, double *lpn)
+{
+    const int K = in->k, d = in->d;
+    double *lp = malloc(sizeof(double) * K);
+    ck_assert(lp != NULL);
+    for (size_t i = 0; i < in->n; i++) {
+        for (int k = 0; k < K; k++) {
+            double s = 0;
+            for (int j = 0; j < d; j++) {
+                double y = in->Y[i * in->ld_y + k * in->comp_stride + j];
+                double c = in->centers[(size_t)k * d + j];
+                if (in->mode == ESTEP_ROWS_DIAG) {
+                    double p = in->scales[(size_t)k * d + j];
+                    s += (y - c) * p * ((y - c) * p);
+                } else {
+                    s += (y - c) * (y - c);
+                }
+            }
+            if (in->mode == ESTEP_ROWS_SPHERICAL) s = s * (in->scales[k] * in->scales[k]);
+            lp[k] = in->log_const[k] - s / 2;
+        }
+        double mx = -INFINITY;
+        for (int k = 0; k < K; k++) mx = fmax(mx, lp[k]);
+        double sum = 0;
+        for (int k = 0; k < K; k++) sum += exp(lp[k] - mx);
+        lpn[i] = mx + log(sum);
+        for (int k = 0; k < K; k++) log_resp[i * K + k] = lp[k] - lpn[i];
+    }
+    free(lp);
+}
+
+static void poison(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = TU_POISON_F64;
+}
+
+static gmm_status run_cpu(const inputs *in, double *log_resp, double *lpn)
+{
+    return estep_rows_cpu(in->mode, in->Y, in->ld_y, in->comp_stride, in->centers,
+                          in->mode == ESTEP_ROWS_PROJECTED ? NULL : in->scales, in->log_const,
+                          in->n, in->k, in->d, log_resp, lpn);
+}
+
+static void expect_close(const char *what, const inputs *in, const double *lr, const double *ref_lr,
+                         const double *lpn, const double *ref_lpn)
+{
+    size_t m = in->n * in->k;
+    double e1 = tu_rel_error(lr, ref_lr, m), e2 = tu_rel_error(lpn, ref_lpn, in->n);
+    ck_assert_msg(e1 <= BOUND && e2 <= BOUND,
+                  "%s %s %zux%dx%d (stride %zu): log_resp rel err %g, log p(x) rel err %g", what,
+                  MODE_NAMES[in->mode], in->n, in->k, in->d, in->comp_stride, e1, e2);
+}
+
+/* _i runs over shapes x modes x {tied-like, full-like} (the stride only matters for PROJECTED). */
+START_TEST(cpu_matches_naive)
+{
+    const shape *s = &SHAPES[_i / 6];
+    estep_rows_mode mode = MODES[(_i / 2) % 3];
+    inputs in;
+    make(&in, s, mode, _i % 2, 100 + _i);
+    size_t m = in.n * in.k;
+    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
+    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
+    naive(&in, ref, ref_lpn);
+    poison(lr, m), poison(lpn, in.n);
+    ck_assert_int_eq(run_cpu(&in, lr, lpn), GMM_OK);
+    expect_close("estep_rows_cpu", &in, lr, ref, lpn, ref_lpn);
+    /* each row's responsibilities sum to 1 */
+    for (size_t i = 0; i < in.n; i++) {
+        double t = 0;
+        for (int k = 0; k < in.k; k++) t += exp(lr[i * in.k + k]);
+        ck_assert_msg(fabs(t - 1) <= 1e-12, "row %zu: sum of responsibilities %.17g", i, t);
+    }
+    free(ref), free(ref_lpn), free(lr), free(lpn);
+    release(&in);
+}
+END_TEST
+
+/* The second half alone: squared distances from the naive loop, then the normalisation. */
+START_TEST(from_dist_matches_naive)
+{
+    const shape *s = &SHAPES[_i];
+    inputs in;
+    make(&in, s, ESTEP_ROWS_PROJECTED, 0, 300 + _i);
+    size_t m = in.n * in.k;
+    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
+    double *dist = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
+    naive(&in, ref, ref_lpn);
+    for (size_t i = 0; i < in.n; i++)
+        for (int k = 0; k < in.k; k++) {
+            double t = 0;
+            for (int j = 0; j < in.d; j++) {
+                double u = in.Y[i * in.ld_y + j] - in.centers[(size_t)k * in.d + j];
+                t += u * u;
+            }
+            dist[i * in.k + k] = t;
+        }
+    poison(lpn, in.n);
+    ck_assert_int_eq(estep_rows_from_dist_cpu(in.log_const, in.n, in.k, dist, lpn), GMM_OK);
+    expect_close("estep_rows_from_dist_cpu", &in, dist, ref, lpn, ref_lpn);
+    free(ref), free(ref_lpn), free(dist), free(lpn);
+    release(&in);
+}
+END_TEST
+
+/* Extreme rows, K = 3, d = 2, every center the same and Y = that center (s = 0, so
+ * lp = log_const):
+ *   0: all lp = -1e300: finite, log p(x) = -1e300 (log 3 is below its rounding), log_resp 0;
+ *   1: lp = 0, -1000, -2000: exp(-1000) underflows, log_resp = lp exactly, log p(x) = 0;
+ *   2: lp = -1e300, 0, -1e300: the far ones vanish, log p(x) = 0. */
+static const double EXTREME_CONST[][3] = {
+    {-1e300, -1e300, -1e300}, {0, -1000, -2000}, {-1e300, 0, -1e300}};
+static const double EXTREME_LR[][3] = {{0, 0, 0}, {0, -1000, -2000}, {-1e300, 0, -1e300}};
+static const double EXTREME_LPN[] = {-1e300, 0, 0};
+
+typedef gmm_status (*rows_fn)(const inputs *in, double *log_resp, double *lpn);
+
+static void check_extremes(const char *what, rows_fn fn)
+{
+    for (int c = 0; c < 3; c++)
+        for (int m = 0; m < 3; m++) {
+            shape s = {4, 3, 2};
+            inputs in;
+            make(&in, &s, MODES[m], 1, 500 + c);
+            for (int k = 0; k < in.k; k++)
+                for (int j = 0; j < in.d; j++) {
+                    in.centers[k * in.d + j] = in.centers[j];
+                    for (size_t i = 0; i < in.n; i++)
+                        in.Y[i * in.ld_y + k * in.comp_stride + j] = in.centers[j];
+                }
+            memcpy(in.log_const, EXTREME_CONST[c], sizeof EXTREME_CONST[c]);
+            double lr[12], lpn[4];
+            poison(lr, 12), poison(lpn, 4);
+            ck_assert_int_eq(fn(&in, lr, lpn), GMM_OK);
+            for (size_t i = 0; i < in.n; i++) {
+                ck_assert_msg(isfinite(lpn[i]) && lpn[i] == EXTREME_LPN[c],
+                              "%s %s case %d row %zu: log p(x) %.17g", what, MODE_NAMES[m], c, i,
+                              lpn[i]);
+                for (int k = 0; k < 3; k++)
+                    ck_assert_msg(lr[i * 3 + k] == EXTREME_LR[c][k],
+                                  "%s %s case %d row %zu: log_resp[%d] %.17g", what,
+                                  MODE_NAMES[m], c, i, k, lr[i * 3 + k]);
+            }
+            release(&in);
+        }
+}
+
+START_TEST(cpu_extremes) { check_extremes("estep_rows_cpu", run_cpu); }
+END_TEST
+
+/* K = 1: log_resp is exactly 0 and log p(x) the log-probability itself. */
+START_TEST(cpu_one_component)
+{
+    shape s = {20, 1, 7};
+    inputs in;
+    make(&in, &s, ESTEP_ROWS_DIAG, 0, 600);
+    double lr[20], lpn[20], ref[20], ref_lpn[20];
+    naive(&in, ref, ref_lpn);
+    ck_assert_int_eq(run_cpu(&in, lr, lpn), GMM_OK);
+    for (int i = 0; i < 20; i++) {
+        ck_assert(lr[i] == 0.0);
+        ck_assert_double_eq_tol(lpn[i], ref_lpn[i], 1e-12 * fabs(ref_lpn[i]));
+    }
+    release(&in);
+}
+END_TEST
+
+/* ---- the GPU versions ----------------------------------------------------------------- */
+
+/* Runs estep_rows_cuda (f32 = 0) or estep_rows_f32_cuda on in (whose Y must then hold float
+ * values), poisoned outputs uploaded first. */
+static gmm_status run_gpu(const inputs *in, int f32, double *log_resp, double *lpn)
+{
+    size_t m = in->n * in->k, ny = in->n * in->ld_y;
+    void *d_Y = NULL;
+    double *d_c = NULL, *d_p = NULL, *d_lc = NULL, *d_lr = NULL, *d_lpn = NULL;
+    float *Yf = malloc(sizeof(float) * ny);
+    ck_assert(Yf != NULL);
+    for (size_t i = 0; i < ny; i++) Yf[i] = (float)in->Y[i];
+    ck_assert_int_eq(bench_gpu_alloc(&d_Y, (f32 ? sizeof(float) : sizeof(double)) * ny), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_c, sizeof(double) * in->k * in->d), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_p, sizeof(double) * in->k * in->d), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_lc, sizeof(double) * in->k), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_lr, sizeof(double) * m), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_lpn, sizeof(double) * in->n), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_Y, f32 ? (const void *)Yf : (const void *)in->Y,
+                                      (f32 ? sizeof(float) : sizeof(double)) * ny),
+                     GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_c, in->centers, sizeof(double) * in->k * in->d), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_p, in->scales, sizeof(double) * in->k * in->d), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_lc, in->log_const, sizeof(double) * in->k), GMM_OK);
+    poison(log_resp, m), poison(lpn, in->n);
+    ck_assert_int_eq(bench_gpu_upload(d_lr, log_resp, sizeof(double) * m), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_lpn, lpn, sizeof(double) * in->n), GMM_OK);
+    const double *p = in->mode == ESTEP_ROWS_PROJECTED ? NULL : d_p;
+    gmm_status st =
+        f32 ? estep_rows_f32_cuda(in->mode, d_Y, in->ld_y, in->comp_stride, d_c, p, d_lc, in->n,
+                                  in->k, in->d, d_lr, d_lpn, NULL)
+            : estep_rows_cuda(in->mode, d_Y, in->ld_y, in->comp_stride, d_c, p, d_lc, in->n,
+                              in->k, in->d, d_lr, d_lpn, NULL);
+    if (st == GMM_OK) st = bench_gpu_sync();
+    if (st == GMM_OK) st = bench_gpu_download(log_resp, d_lr, sizeof(double) * m);
+    if (st == GMM_OK) st = bench_gpu_download(lpn, d_lpn, sizeof(double) * in->n);
+    bench_gpu_free(d_Y), bench_gpu_free(d_c), bench_gpu_free(d_p), bench_gpu_free(d_lc);
+    bench_gpu_free(d_lr), bench_gpu_free(d_lpn);
+    free(Yf);
+    return st;
+}
+
+static gmm_status run_gpu_f64(const inputs *in, double *lr, double *lpn)
+{
+    return run_gpu(in, 0, lr, lpn);
+}
+
+START_TEST(gpu_matches_cpu)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return;
+    }
+    const shape *s = &SHAPES[_i / 6];
+    inputs in;
+    make(&in, s, MODES[(_i / 2) % 3], _i % 2, 700 + _i);
+    size_t m = in.n * in.k;
+    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
+    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
+    for (int f32 = 0; f32 < 2; f32++) {
+        if (f32) /* float values, so that the twin sees exactly what the f32 kernel reads */
+            for (size_t i = 0; i < in.n * in.ld_y; i++) in.Y[i] = (float)in.Y[i];
+        ck_assert_int_eq(run_cpu(&in, ref, ref_lpn), GMM_OK);
+        gmm_status st = run_gpu(&in, f32, lr, lpn);
+        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+        expect_close(f32 ? "estep_rows_f32_cuda" : "estep_rows_cuda", &in, lr, ref, lpn, ref_lpn);
+    }
+    free(ref), free(ref_lpn), free(lr), free(lpn);
+    release(&in);
+}
+END_TEST
+
+START_TEST(gpu_extremes)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return;
+    }
+    check_extremes("estep_rows_cuda", run_gpu_f64);
+}
+END_TEST
+
+START_TEST(gpu_refusals)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return;
+    }
+    double *d = NULL;
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d, sizeof(double) * 8), GMM_OK);
+    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_PROJECTED, d, 1, 0, d, NULL, d, 1,
+                                     ESTEP_ROWS_MAX_COMPONENTS + 1, 1, d, d, NULL),
+                     GMM_ERR_UNSUPPORTED);
+    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_DIAG, d, 1, 0, d, NULL, d, 1, 1, 1, d, d, NULL),
+                     GMM_ERR_ARG);
+    /* no rows: nothing to do */
+    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_PROJECTED, d, 1, 0, d, NULL, d, 0, 1, 1, d, d, NULL),
+                     GMM_OK);
+    bench_gpu_free(d);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    double x = 1;
+    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_PROJECTED, NULL, 1, 0, &x, NULL, &x, 1, 1, 1, &x, &x),
+                     GMM_ERR_ARG);
+    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_DIAG, &x, 1, 0, &x, NULL, &x, 1, 1, 1, &x, &x),
+                     GMM_ERR_ARG);
+    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_SPHERICAL, &x, 1, 0, &x, &x, &x, 1, 0, 1, &x, &x),
+                     GMM_ERR_ARG);
+    ck_assert_int_eq(estep_rows_from_dist_cpu(&x, 1, 0, &x, &x), GMM_ERR_ARG);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("k_estep_rows");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, cpu_matches_naive, 0, N_SHAPES * 6);
+    tcase_add_loop_test(tc, from_dist_matches_naive, 0, N_SHAPES);
+    tcase_add_test(tc, cpu_extremes);
+    tcase_add_test(tc, cpu_one_component);
+    tcase_add_loop_test(tc, gpu_matches_cpu, 0, N_SHAPES * 6);
+    tcase_add_test(tc, gpu_extremes);
+    tcase_add_test(tc, gpu_refusals);
+    tcase_add_test(tc, bad_arguments);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
