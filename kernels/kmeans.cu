@@ -2,6 +2,7 @@
  * kernels as they were in models/cuda_kmeans.cu, moved here unchanged in arithmetic and launch
  * shape, so that a fit gives the same bits as before. */
 #include "kernels/kmeans.h"
+#include "kernels/reduce.cuh"
 
 #include <math.h>
 
@@ -21,30 +22,6 @@ static inline int grid_for(int64_t n, int threads)
     if (g > 65536) g = 65536;
     if (g < 1) g = 1;
     return (int)g;
-}
-
-/* ---- fixed-order sums ----------------------------------------------------------------------
- * A verbatim copy of warp_sum and block_sum of models/backend_cuda.cuh, which move to
- * kernels/reduce.cuh in a parallel change: once that header is in, include it here and delete
- * these two. */
-static __device__ __forceinline__ double warp_sum(double v)
-{
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-/* Fixed-order block sum (blockDim.x == KM_THREADS). */
-static __device__ double block_sum(double v, double *sh)
-{
-    sh[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
-        __syncthreads();
-    }
-    double r = sh[0];
-    __syncthreads();
-    return r;
 }
 
 /* ---- the data ------------------------------------------------------------------------------ */

@@ -5,24 +5,20 @@
 #include "kernels/mixture_weights.h"
 
 #include "kernels/cuda_check.h"
+#include "kernels/reduce.cuh"
 
-#define NK_THREADS 256
+#define NK_THREADS REDUCE_THREADS
 
-/* nk[k] = sum_i R[i, k] + 10 eps, one block per k: a strided sum per thread, then a fixed-order
- * shared-memory tree (the CUDA backend's block_sum). */
+/* nk[k] = sum_i R[i, k] + 10 eps, one block per k: a strided sum per thread, then the
+ * fixed-order block_sum of kernels/reduce.cuh. */
 static __global__ void nk_kernel(const double *__restrict__ R, int64_t n, int K, double *nk)
 {
     __shared__ double sh[NK_THREADS];
     const int k = blockIdx.x;
     double s = 0;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += R[i * K + k];
-    sh[threadIdx.x] = s;
-    __syncthreads();
-    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
-        if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) nk[k] = sh[0] + 10 * DBL_EPSILON;
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) nk[k] = s + 10 * DBL_EPSILON;
 }
 
 /* weights = nk / sum nk (summed in order, as the CPU); nk[K] = the sum. */

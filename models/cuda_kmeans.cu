@@ -32,20 +32,15 @@ static gmm_status gpu_prepare(void *ctx, double *total_deviation)
     gpu_lloyd *g = (gpu_lloyd *)ctx;
     gmm_backend_ctx *c = g->c;
     const int64_t N = c->n_samples;
-    int blocks = grid_for(N, REDUCE_THREADS);
-    if (blocks > REDUCE_BLOCKS) blocks = REDUCE_BLOCKS;
     if ((status = kmeans_column_means_cuda(g->d_X, N, c->dim, g->d_mean, g->stream)) != GMM_OK)
         goto fail;
     /* the deviations go to min_dist, summed, then overwritten by the first assignment */
     if ((status = kmeans_row_norms_cuda(g->d_X, N, c->dim, g->d_mean, g->d_x_norm, g->d_min_dist,
                                         g->stream)) != GMM_OK)
         goto fail;
-    reduce_stage1_kernel<<<blocks, REDUCE_THREADS, 0, (cudaStream_t)g->stream>>>(
-        g->d_min_dist, N, c->d_partial);
-    GMM_LAUNCH_CHECK("reduce_stage1_kernel");
-    reduce_stage2_kernel<<<1, REDUCE_THREADS, 0, (cudaStream_t)g->stream>>>(c->d_partial, blocks,
-                                                                            1.0, c->d_scalar);
-    GMM_LAUNCH_CHECK("reduce_stage2_kernel");
+    if ((status = reduce_sum_cuda(g->d_min_dist, (size_t)N, 1.0, c->d_partial, c->d_scalar,
+                                  g->stream)) != GMM_OK)
+        goto fail;
     GMM_CUDA_CHECK(cudaMemcpy(total_deviation, c->d_scalar, sizeof(double), cudaMemcpyDeviceToHost));
     GMM_CUDA_CHECK(cudaMemset(g->d_labels, 0xff, sizeof(int) * N)); /* -1 */
 fail:
