@@ -13,6 +13,7 @@
 #include "app/images.h"
 #include "app/report.h"
 #include "data/dataset.h"
+#include "kernels/gpu_info.h"
 #include "models/gmm.h"
 #include "models/init.h"
 #include "models/model_io.h"
@@ -338,8 +339,12 @@ int main(int argc, char **argv)
         printf("images written to %s/ (means_entropy.png, samples.png, typical.png)\n", images_dir);
     }
     double t_pictures = cli_now_seconds();
-    gmm_gpu_destroy(gpu); /* the device is released while the file is still being written */
-    gpu = NULL;
+    if (gpu) {
+        /* the device is released while the file is still being written, not at exit */
+        gmm_gpu_destroy(gpu);
+        gpu = NULL;
+        gmm_cuda_release();
+    }
     if ((st = save_model_finish(&saver)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;

@@ -34,3 +34,5 @@ extern "C" int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes,
     if (total_bytes) *total_bytes = t;
     return 0;
 }
+
+extern "C" void gmm_cuda_release(void) { cudaDeviceReset(); }

@@ -21,6 +21,12 @@ int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes, size_t *to
  * from GMM_SYNC_DEBUG=1). No effect without CUDA. */
 void gmm_cuda_set_sync_debug(int on);
 
+/* Releases this process's CUDA context now (cudaDeviceReset), so that a program can overlap the
+ * release with other work instead of paying for it at exit. Call it only when CUDA was started
+ * (it would start it otherwise), after every resources object and device buffer is freed. No
+ * effect without CUDA. */
+void gmm_cuda_release(void);
+
 #ifdef __cplusplus
 }
 #endif
