@@ -1,6 +1,8 @@
 /* Implementation of the shared test helpers (see testutil.h). */
 #include "tests/testutil.h"
 
+#include "models/backend.h"
+
 #include "data/idx.h"
 #include "kernels/gpu_info.h"
 
@@ -223,4 +225,18 @@ uint8_t *tu_read_png_rgb(const char *path, int *width, int *height)
     *width = (int)img.width;
     *height = (int)img.height;
     return rgb;
+}
+
+void tu_poison(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = TU_POISON_F64;
+}
+
+const struct gmm_backend *tu_gpu_backend(void)
+{
+    const gmm_backend *be = NULL;
+    gmm_status st = gmm_backend_select(GMM_DEVICE_GPU, NULL, &be, NULL);
+    ck_assert_msg(st == GMM_OK, "no GPU backend: %s", gmm_error_message(st));
+    ck_assert_str_eq(be->name, "cuda");
+    return be;
 }

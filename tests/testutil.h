@@ -57,4 +57,18 @@ int tu_run_suite(Suite *suite);
 
 #define TU_POISON_F64 (__builtin_nan(""))
 
+/* Fills x with TU_POISON_F64 so that unwritten outputs show. */
+void tu_poison(double *x, size_t n);
+
+/* The CUDA backend (fails the test when there is none: call after tu_gpu_available()). */
+struct gmm_backend;
+const struct gmm_backend *tu_gpu_backend(void);
+
+/* Fails the test with the library's message when expr is not GMM_OK. */
+#define TU_CHECK_OK(expr)                                                                      \
+    do {                                                                                       \
+        gmm_status st_ = (expr);                                                               \
+        ck_assert_msg(st_ == GMM_OK, "%s: %s", #expr, gmm_error_message(st_));                \
+    } while (0)
+
 #endif
