@@ -2,6 +2,7 @@
  * kernels as they were in models/cuda_kmeans.cu, moved here unchanged in arithmetic and launch
  * shape, so that a fit gives the same bits as before. */
 #include "kernels/kmeans.h"
+#include "kernels/grid.cuh"
 #include "kernels/reduce.cuh"
 
 #include <math.h>
@@ -16,13 +17,7 @@
 
 static inline cudaStream_t as_stream(void *stream) { return (cudaStream_t)stream; }
 
-static inline int grid_for(int64_t n, int threads)
-{
-    int64_t g = (n + threads - 1) / threads;
-    if (g > 65536) g = 65536;
-    if (g < 1) g = 1;
-    return (int)g;
-}
+static inline int grid_for(int64_t n, int threads) { return kernel_grid_for(n, threads); }
 
 /* ---- the data ------------------------------------------------------------------------------ */
 

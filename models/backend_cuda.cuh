@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernels/cuda_check.h"
+#include "kernels/grid.cuh"
 #include "kernels/gpu_info.h"
 #include "kernels/gpu.h"
 #include "kernels/reduce.cuh" /* warp_sum, warp_max, block_sum, reduce_stage1/2_kernel, REDUCE_* */
@@ -80,13 +81,7 @@ struct gmm_backend_ctx {
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static inline int grid_for(int64_t n, int threads)
-{
-    int64_t g = (n + threads - 1) / threads;
-    if (g > 65536) g = 65536;
-    if (g < 1) g = 1;
-    return (int)g;
-}
+static inline int grid_for(int64_t n, int threads) { return kernel_grid_for(n, threads); }
 
 static inline size_t elem_size(const gmm_backend_ctx *c) { return c->single ? sizeof(float) : sizeof(double); }
 
