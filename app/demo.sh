@@ -8,7 +8,7 @@ BIN=${BIN:-bin}
 OUT=${DEMO_OUT:-demo-out}
 say() { printf 'demo: %s\n' "$*" >&2; }
 
-packages=(build-essential pkg-config libopenblas-dev liblapacke-dev libpng-dev zlib1g-dev check libsubunit-dev)
+packages=(build-essential pkg-config libopenblas-dev liblapacke-dev libpng-dev zlib1g-dev libdeflate-dev check libsubunit-dev)
 missing=()
 if command -v dpkg >/dev/null; then
   for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
