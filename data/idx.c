@@ -90,8 +90,10 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
     size_t isize = 0;
     if (ok) {
         for (int i = 0; i < 4; i++) isize |= (size_t)in[in_len - 4 + i] << (8 * i);
-        ok = isize >= 8 && isize <= IDX_MAX_DATA_BYTES && (out = malloc(isize)) != NULL &&
-             gunzip_fast_exact(in, in_len, out, isize);
+        /* deflate expands at most 1032:1, so a trailer claiming more is not believed (nor
+         * allocated for): the zlib path then says what is wrong */
+        ok = isize >= 8 && isize <= IDX_MAX_DATA_BYTES && isize <= (uint64_t)in_len * 1032 &&
+             (out = malloc(isize)) != NULL && gunzip_fast_exact(in, in_len, out, isize);
     }
     free(in);
     if (!ok) {
