@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/dist_hist.h"
+#include "models/precisions.h"
 
 gmm_status gmm_histogram(const double *values, int64_t n, double lo, double hi, int n_bins,
                          int64_t *counts, int64_t *n_counted)
@@ -98,27 +99,6 @@ gmm_status gmm_chi2_ks(const double *values, int64_t n, int dof, double *distanc
 
 double gmm_chi2_ks_threshold(int64_t n) { return 1.63 / sqrt((double)(n > 0 ? n : 1)) + 0.02; }
 
-/* log det of component k's precision Cholesky factor U (log det Sigma_k^-1 / 2). */
-static double log_det_chol(const gmm_model *m, int k)
-{
-    int d = m->dim;
-    double s = 0;
-    switch (m->covariance_type) {
-    case GMM_COV_FULL:
-        for (int j = 0; j < d; j++) s += log(m->precisions_cholesky[(size_t)k * d * d + (size_t)j * d + j]);
-        return s;
-    case GMM_COV_TIED:
-        for (int j = 0; j < d; j++) s += log(m->precisions_cholesky[(size_t)j * d + j]);
-        return s;
-    case GMM_COV_DIAG:
-        for (int j = 0; j < d; j++) s += log(m->precisions_cholesky[(size_t)k * d + j]);
-        return s;
-    case GMM_COV_SPHERICAL:
-        return d * log(m->precisions_cholesky[k]);
-    }
-    return NAN;
-}
-
 gmm_status gmm_mahalanobis_assigned(const gmm_model *model, const double *log_likelihood,
                                     const double *proba, const int *labels, int64_t n_samples,
                                     double *distance_sq)
@@ -126,7 +106,7 @@ gmm_status gmm_mahalanobis_assigned(const gmm_model *model, const double *log_li
     int K = model->n_components, d = model->dim;
     double *log_det = malloc(sizeof(double) * K);
     if (!log_det) return gmm_error(GMM_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < K; k++) log_det[k] = log_det_chol(model, k);
+    gmm_log_det_cholesky(model->covariance_type, K, d, model->precisions_cholesky, log_det);
     const double log_2pi = log(2 * M_PI);
     gmm_status status = GMM_OK;
     for (int64_t i = 0; i < n_samples; i++) {
