@@ -18,33 +18,6 @@
 #define LL_BINS 60
 #define N_OUTLIERS 36
 
-gmm_status diag_scores_compute(const gmm_model *model, const double *X, int64_t n_samples,
-                               gmm_device device, gmm_gpu *gpu, diag_scores *s)
-{
-    memset(s, 0, sizeof *s);
-    int K = model->n_components;
-    s->n_samples = n_samples;
-    s->log_likelihood = malloc(sizeof(double) * n_samples);
-    s->proba = malloc(sizeof(double) * (size_t)n_samples * K);
-    s->labels = malloc(sizeof(int) * n_samples);
-    s->distance_sq = malloc(sizeof(double) * n_samples);
-    gmm_status st;
-    if (!s->log_likelihood || !s->proba || !s->labels || !s->distance_sq) {
-        st = gmm_error(GMM_ERR_NOMEM, "out of memory for per-sample scores");
-        goto fail;
-    }
-    st = gmm_score_samples_on(model, X, n_samples, device, gpu, s->log_likelihood, s->proba,
-                              s->labels);
-    if (st != GMM_OK) goto fail;
-    st = gmm_mahalanobis_assigned(model, s->log_likelihood, s->proba, s->labels, n_samples,
-                                  s->distance_sq);
-    if (st != GMM_OK) goto fail;
-    return GMM_OK;
-fail:
-    diag_scores_free(s);
-    return st;
-}
-
 gmm_status diag_scores_adopt(const gmm_model *model, gmm_fit_scores *fit, diag_scores *s)
 {
     memset(s, 0, sizeof *s);

@@ -19,9 +19,8 @@ typedef struct {
     double *distance_sq;    /* n */
 } diag_scores;
 
-gmm_status diag_scores_compute(const gmm_model *model, const double *X, int64_t n_samples,
-                               gmm_device device, gmm_gpu *gpu, diag_scores *scores);
-/* The same from the scores a fit handed on, whose arrays it takes over (fit is left zeroed). */
+/* From the per-sample scores of a fit (or of a scoring), whose arrays it takes over (fit is left
+ * zeroed); adds the squared Mahalanobis distances. */
 gmm_status diag_scores_adopt(const gmm_model *model, gmm_fit_scores *fit, diag_scores *scores);
 void diag_scores_free(diag_scores *scores);
 

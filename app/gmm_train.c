@@ -294,28 +294,22 @@ int main(int argc, char **argv)
            model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
            t_fit - t_start, model.lower_bound);
     if (opt.precision != GMM_PRECISION_FP64) {
-        /* the summary and the pictures judge the model in float64, not in the fit's precision */
-        gmm_fit_scores_free(&fit_scores);
-        if ((st = diag_scores_compute(&model, X, ds.n_samples, opt.device, gpu, &scores)) !=
-            GMM_OK) {
+        /* the summary and the pictures judge the model in float64, not in the fit's precision:
+         * the handed-on scores are computed again, into the same arrays */
+        st = gmm_score_samples_on(&model, X, ds.n_samples, opt.device, gpu,
+                                  fit_scores.log_likelihood, fit_scores.proba, fit_scores.labels);
+        if (st != GMM_OK) {
             rc = cli_fail(st);
             goto done;
         }
-        fit_scores.n_samples = ds.n_samples;
-        fit_scores.n_components = model.n_components;
-        fit_scores.log_likelihood = scores.log_likelihood;
-        fit_scores.labels = scores.labels;
         double mean = 0;
-        for (int64_t i = 0; i < ds.n_samples; i++) mean += scores.log_likelihood[i];
+        for (int64_t i = 0; i < ds.n_samples; i++) mean += fit_scores.log_likelihood[i];
         fit_scores.mean_log_likelihood = mean / (double)ds.n_samples;
-        rc = report_training(&model, &fit_scores, ds.labels);
-        memset(&fit_scores, 0, sizeof fit_scores); /* its arrays belong to scores */
-    } else {
-        rc = report_training(&model, &fit_scores, ds.labels);
-        if (!rc && (images_dir || diag_dir) &&
-            (st = diag_scores_adopt(&model, &fit_scores, &scores)) != GMM_OK)
-            rc = cli_fail(st);
     }
+    rc = report_training(&model, &fit_scores, ds.labels);
+    if (!rc && (images_dir || diag_dir) &&
+        (st = diag_scores_adopt(&model, &fit_scores, &scores)) != GMM_OK)
+        rc = cli_fail(st);
     if (rc) goto done;
     if (png && *png) {
         if ((st = report_means_png(png, &model)) != GMM_OK) {

@@ -9,8 +9,8 @@
 
 #include "kernels/cuda_check.h"
 
-#define KM_THREADS 256     /* threads of the one-block reductions (REDUCE_THREADS of the backend) */
-#define KM_BLOCKS 256      /* most blocks of a potential's first stage (REDUCE_BLOCKS) */
+#define KM_THREADS REDUCE_THREADS /* threads of the one-block reductions */
+#define KM_BLOCKS REDUCE_BLOCKS   /* most blocks of a potential's first stage */
 #define KPP_ROWS 8         /* rows (warps) per 256-thread block of the k-means++ distances */
 #define KPP_CHUNK 256      /* rows per chunk of the k-means++ cumsum */
 #define COL_SLABS 64       /* row slabs of the column means */

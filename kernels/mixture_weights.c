@@ -3,16 +3,17 @@
 
 #include <float.h>
 
+#include "kernels/reduce.h"
+
 gmm_status mixture_weights_cpu(const double *resp, size_t n_samples, int n_components,
                                double *nk, double *weights)
 {
     if (!resp || !nk || !weights || n_components <= 0)
         return gmm_error(GMM_ERR_ARG, "mixture_weights_cpu: bad arguments");
     const int K = n_components;
-    for (int k = 0; k < K; k++) nk[k] = 0.0;
-    /* in index order, not an OpenMP reduction: the same sums whatever the thread count */
-    for (size_t i = 0; i < n_samples; i++)
-        for (int k = 0; k < K; k++) nk[k] += resp[i * K + k];
+    /* each column in index order (reduce_cols_cpu): the same sums whatever the thread count */
+    gmm_status status = reduce_cols_cpu(resp, n_samples, K, nk);
+    if (status != GMM_OK) return status;
     double total = 0.0;
     for (int k = 0; k < K; k++) {
         nk[k] += 10 * DBL_EPSILON;

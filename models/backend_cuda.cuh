@@ -16,9 +16,6 @@
 #include "kernels/reduce.cuh" /* warp_sum, warp_max, block_sum, reduce_stage1/2_kernel, REDUCE_* */
 #include "models/backend.h"
 
-#define WSUM_THREADS 128
-#define WSUM_KT 8
-
 /* How A_k^T A_k is formed: the lower 2 x 2 block triangle as three GEMMs (the default for
  * d >= 128: 3/4 of a GEMM's work at the GEMM rate), a full GEMM, or SYRK (cuBLAS's DSYRK ran
  * at about a third of the DGEMM rate on this d x d output, 60000-deep shape; see

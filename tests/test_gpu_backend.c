@@ -122,7 +122,6 @@ static void free_results(op_results *r)
     gmm_model_free(&r->after_estep);
 }
 
-static double scalar_rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
 
 /* The worst relative error over everything compared; with core_only, over the E-step from the
  * given parameters and the M-step statistics (not the precision factors, whose error the
@@ -135,7 +134,7 @@ static double worst_error(const op_results *g, const op_results *c, int64_t N, i
         const char *name;
         double err;
     } e[] = {
-        {"mean log-likelihood", scalar_rel(g->ll, c->ll)},
+        {"mean log-likelihood", tu_rel_error_1(g->ll, c->ll)},
         {"log p(x)", tu_rel_error(g->lpn, c->lpn, N)},
         {"log_resp", tu_rel_error(g->log_resp, c->log_resp, (size_t)N * K)},
         {"nk", tu_rel_error(g->nk, c->nk, K)},
@@ -150,7 +149,7 @@ static double worst_error(const op_results *g, const op_results *c, int64_t N, i
          tu_rel_error(g->after_estep.covariances, c->after_estep.covariances, cn)},
         {"precisions_cholesky (EM path)",
          tu_rel_error(g->after_estep.precisions_cholesky, c->after_estep.precisions_cholesky, cn)},
-        {"second E-step", scalar_rel(g->ll2, c->ll2)},
+        {"second E-step", tu_rel_error_1(g->ll2, c->ll2)},
     };
     double worst = 0;
     for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {

@@ -22,7 +22,6 @@
 /* The backend tuning of the next create (all defaults here). */
 static const gmm_tuning g_tuning;
 
-static double scalar_rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
 static int count_label_differences(const int *a, const int *b, int64_t n);
 
 /* N x d points around K centres (component i % K, 8 along axis j where j % K == k, spread
@@ -329,7 +328,7 @@ static void compare_fits(const double *X, int64_t N, int d, int K, int max_iter,
            "%d of %lld labels differ\n",
            what, mc.n_iter, mc.lower_bound, mg.n_iter, mg.lower_bound, diff, (long long)N);
     ck_assert_int_eq(mc.n_iter, mg.n_iter);
-    ck_assert_msg(scalar_rel(mg.lower_bound, mc.lower_bound) < 1e-9, "lower bounds differ");
+    ck_assert_msg(tu_rel_error_1(mg.lower_bound, mc.lower_bound) < 1e-9, "lower bounds differ");
     ck_assert_int_eq(diff, 0);
     free(lc);
     free(lg);

@@ -240,3 +240,8 @@ const struct gmm_backend *tu_gpu_backend(void)
     ck_assert_str_eq(be->name, "cuda");
     return be;
 }
+
+double tu_rel_error_1(double a, double b)
+{
+    return isfinite(a) ? fabs(a - b) / fmax(fabs(b), 1e-300) : INFINITY;
+}

@@ -18,6 +18,8 @@ void tu_fill_uniform_f(float *x, size_t n, float lo, float hi, uint64_t seed);
 /* ||a - b|| / ||b|| in the 2-norm; returns INFINITY when any element of a is NaN or inf. */
 double tu_rel_error(const double *a, const double *b, size_t n);
 double tu_rel_error_f(const float *a, const float *b, size_t n);
+/* |a - b| / |b| for one value (|b| floored at 1e-300); INFINITY when a is NaN or inf. */
+double tu_rel_error_1(double a, double b);
 
 /* A fresh path in a per-process temporary directory (removed at exit): dir/name. */
 const char *tu_tmp_path(const char *name);
