@@ -114,7 +114,13 @@ void cli_apply_environment(gmm_tuning *tuning)
     if ((v = env_value("GMM_CPU_CHUNK_ROWS")) && atoll(v) > 0) tuning->chunk_rows = atoll(v);
     if ((v = env_value("GMM_CUDA_NO_COMPACT")) && strcmp(v, "0") != 0) tuning->no_compaction = 1;
     if ((v = env_value("GMM_CUDA_ESTEP")) && strcmp(v, "kgemm") == 0) tuning->estep_per_component = 1;
-    if ((v = env_value("GMM_CUDA_POTRF")) && strcmp(v, "loop") == 0) tuning->cholesky_one_by_one = 1;
+    if ((v = env_value("GMM_CUDA_POTRF"))) {
+        if (strcmp(v, "batched") == 0) tuning->factorisation = GMM_FACTOR_BATCHED_TRSM;
+        else if (strcmp(v, "loop") == 0) tuning->factorisation = GMM_FACTOR_LOOP_TRSM;
+        else if (strcmp(v, "batched-trtri") == 0) tuning->factorisation = GMM_FACTOR_BATCHED_TRTRI;
+        else if (strcmp(v, "lanes-trtri") == 0) tuning->factorisation = GMM_FACTOR_LANES_TRTRI;
+        else if (strcmp(v, "lanes") == 0) tuning->factorisation = GMM_FACTOR_LANES_TRSM;
+    }
     if ((v = env_value("GMM_CUDA_COV"))) {
         if (strcmp(v, "gemm") == 0) tuning->cov_product = GMM_COV_PRODUCT_GEMM;
         else if (strcmp(v, "syrk") == 0) tuning->cov_product = GMM_COV_PRODUCT_SYRK;

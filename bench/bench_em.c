@@ -31,6 +31,7 @@
 
 typedef struct {
     double iter_ms, e_ms, m_ms;
+    double phase_ms[GMM_MSTEP_PHASES]; /* the M-step's parts (medians, timed apart) */
     double peak_gb;
     double last_ll;
     int ok;
@@ -88,6 +89,18 @@ static void time_em(const double *X, int64_t N, int d, int K, gmm_cov_type type,
     t->iter_ms = bench_median(ti, iters);
     t->e_ms = bench_median(te, iters);
     t->m_ms = bench_median(tm, iters);
+    /* the parts of the M-step, timed with events in runs of their own (the events cost a
+     * little, so they stay out of the runs above) */
+    for (int p = 0; p < GMM_MSTEP_PHASES; p++) {
+        double parts[GMM_MSTEP_PHASES];
+        rep.phase_ms = parts;
+        for (int it = 0; it < iters; it++) {
+            if ((st = be->m_step(ctx, 1e-6, &rep)) != GMM_OK) goto fail;
+            ti[it] = parts[p];
+        }
+        t->phase_ms[p] = bench_median(ti, iters);
+    }
+    rep.phase_ms = NULL;
     t->peak_gb = free0 > free1 ? (double)(free0 - free1) / 1e9 : 0;
     t->ok = 1;
     goto done;
@@ -233,7 +246,11 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.no_compaction = 1}, "fp64 no compaction"},
             {GMM_PRECISION_TF32, {.no_compaction = 1}, "tf32 no compaction"},
             {GMM_PRECISION_FP64, {.estep_per_component = 1}, "fp64 E K GEMMs"},
-            {GMM_PRECISION_FP64, {.cholesky_one_by_one = 1}, "fp64 potrf loop"},
+            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BATCHED_TRSM}, "fp64 potrfB+trsm"},
+            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LOOP_TRSM}, "fp64 potrf loop"},
+            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BATCHED_TRTRI}, "fp64 potrfB+trtri"},
+            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LANES_TRTRI}, "fp64 lanes trtri"},
+            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LANES_TRSM}, "fp64 lanes trsm"},
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_SYRK}, "fp64 cov SYRK"},
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_GEMM}, "fp64 cov full GEMM"},
             {GMM_PRECISION_TF32, {.cov_product = GMM_COV_PRODUCT_GEMM}, "tf32 cov full GEMM"},
@@ -258,6 +275,15 @@ int bench_em(int argc, char **argv)
                      (long long)N, runs[r].label, t.iter_ms, t.e_ms, t.m_ms, tflops,
                      ceiling > 0 ? 100 * tflops / ceiling : 0, t.peak_gb, t.last_ll);
             printf("%s\n", rows[n_rows - 1]);
+            if (n_rows < 64 && t.phase_ms[2] > 0) {
+                static const char *const part_names[] = GMM_MSTEP_PHASE_NAMES;
+                int len = snprintf(rows[n_rows], sizeof rows[0], "%-13s %6s   M-step parts ms:",
+                                   "", "");
+                for (int p = 0; p < GMM_MSTEP_PHASES; p++)
+                    len += snprintf(rows[n_rows] + len, sizeof rows[0] - (size_t)len, " %s %.2f",
+                                    part_names[p], t.phase_ms[p]);
+                printf("%s\n", rows[n_rows++]);
+            }
             fflush(stdout);
         }
         if (do_fit) {

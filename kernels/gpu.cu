@@ -15,11 +15,13 @@
 
 struct gmm_gpu {
     cublasHandle_t blas;
-    cusolverDnHandle_t solver; /* NULL on lanes */
+    cusolverDnHandle_t solver; /* created on first use on lanes */
     cudaStream_t stream;       /* NULL (legacy default) on the main object */
     bool tf32;
     void *d_workspace;         /* gmm_gpu_workspace */
     size_t workspace_bytes;
+    void *h_workspace;         /* host workspace of cusolverDnXtrtri (usually none) */
+    size_t h_workspace_bytes;
     gmm_gpu *lanes[GPU_LANES];
 };
 
@@ -53,7 +55,22 @@ extern "C" void gmm_gpu_destroy(gmm_gpu *h)
     if (h->solver) cusolverDnDestroy(h->solver);
     if (h->stream) cudaStreamDestroy(h->stream);
     cudaFree(h->d_workspace);
+    free(h->h_workspace);
     free(h);
+}
+
+/* The cuSOLVER handle of h: the main object's, or a lane's own on the lane's stream, made the
+ * first time a lane factors (most lanes only ever run cuBLAS products). */
+static gmm_status solver_of(gmm_gpu *h, cusolverDnHandle_t *out)
+{
+    gmm_status status = GMM_OK;
+    if (!h->solver) {
+        GMM_CUSOLVER_CHECK(cusolverDnCreate(&h->solver));
+        GMM_CUSOLVER_CHECK(cusolverDnSetStream(h->solver, h->stream));
+    }
+    *out = h->solver;
+fail:
+    return status;
 }
 
 extern "C" void *gmm_gpu_stream(const gmm_gpu *h) { return h ? (void *)h->stream : NULL; }
@@ -163,12 +180,14 @@ extern "C" gmm_status gmm_gpu_dpotrf_lower(gmm_gpu *h, int n, double *A, int lda
     gmm_status status = GMM_OK;
     int lwork = 0;
     void *work = NULL;
-    GMM_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(h->solver, CUBLAS_FILL_MODE_UPPER, n, A, lda,
+    cusolverDnHandle_t solver = NULL;
+    if ((status = solver_of(h, &solver)) != GMM_OK) return status;
+    GMM_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(solver, CUBLAS_FILL_MODE_UPPER, n, A, lda,
                                                    &lwork));
     if ((status = gmm_gpu_workspace(h, sizeof(double) * (size_t)(lwork > 0 ? lwork : 1), &work)) !=
         GMM_OK)
         return status;
-    GMM_CUSOLVER_CHECK(cusolverDnDpotrf(h->solver, CUBLAS_FILL_MODE_UPPER, n, A, lda,
+    GMM_CUSOLVER_CHECK(cusolverDnDpotrf(solver, CUBLAS_FILL_MODE_UPPER, n, A, lda,
                                         (double *)work, lwork, d_info));
 fail:
     return status;
@@ -180,19 +199,21 @@ extern "C" gmm_status gmm_gpu_dpotrf_upper_many(gmm_gpu *h, int n, double **d_pt
                                                 bool batched, int *d_info)
 {
     gmm_status status = GMM_OK;
+    cusolverDnHandle_t solver = NULL;
+    if ((status = solver_of(h, &solver)) != GMM_OK) return status;
     if (batched) {
-        GMM_CUSOLVER_CHECK(cusolverDnDpotrfBatched(h->solver, CUBLAS_FILL_MODE_LOWER, n, d_ptrs,
+        GMM_CUSOLVER_CHECK(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, n, d_ptrs,
                                                    lda, d_info, batch));
     } else {
         int lwork = 0;
         void *work = NULL;
-        GMM_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(h->solver, CUBLAS_FILL_MODE_LOWER, n,
+        GMM_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(solver, CUBLAS_FILL_MODE_LOWER, n,
                                                        h_ptrs[0], lda, &lwork));
         if ((status = gmm_gpu_workspace(h, sizeof(double) * (size_t)(lwork > 0 ? lwork : 1),
                                         &work)) != GMM_OK)
             return status;
         for (int b = 0; b < batch; b++)
-            GMM_CUSOLVER_CHECK(cusolverDnDpotrf(h->solver, CUBLAS_FILL_MODE_LOWER, n, h_ptrs[b],
+            GMM_CUSOLVER_CHECK(cusolverDnDpotrf(solver, CUBLAS_FILL_MODE_LOWER, n, h_ptrs[b],
                                                 lda, (double *)work, lwork, d_info + b));
     }
 fail:
@@ -211,6 +232,31 @@ fail:
     return status;
 }
 
+/* Row-major upper R is the column-major lower R^T, whose inverse R^{-T} read back row-major is
+ * R^{-1}: a lower triangular inverse in column-major terms. */
+extern "C" gmm_status gmm_gpu_upper_invert(gmm_gpu *h, int n, double *R, int ldr, int *d_info)
+{
+    gmm_status status = GMM_OK;
+    size_t device_bytes = 0, host_bytes = 0;
+    void *work = NULL;
+    cusolverDnHandle_t solver = NULL;
+    if ((status = solver_of(h, &solver)) != GMM_OK) return status;
+    GMM_CUSOLVER_CHECK(cusolverDnXtrtri_bufferSize(solver, CUBLAS_FILL_MODE_LOWER,
+                                                   CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, R, ldr,
+                                                   &device_bytes, &host_bytes));
+    if ((status = gmm_gpu_workspace(h, device_bytes, &work)) != GMM_OK) return status;
+    if (host_bytes > h->h_workspace_bytes) {
+        void *grown = realloc(h->h_workspace, host_bytes);
+        if (!grown) return gmm_error(GMM_ERR_NOMEM, "out of memory (%zu bytes)", host_bytes);
+        h->h_workspace = grown;
+        h->h_workspace_bytes = host_bytes;
+    }
+    GMM_CUSOLVER_CHECK(cusolverDnXtrtri(solver, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n,
+                                        CUDA_R_64F, R, ldr, work, device_bytes, h->h_workspace,
+                                        host_bytes, d_info));
+fail:
+    return status;
+}
 
 /* Row-major L X = B (B n x n_rhs) is column-major X^T L^T = B^T with L^T upper: a right-side
  * solve with an upper factor. */

@@ -87,6 +87,11 @@ gmm_status gmm_gpu_dpotrf_upper_many(gmm_gpu *gpu, int n, double **d_ptrs, doubl
  * lower triangle stays zero. */
 gmm_status gmm_gpu_upper_inverse(gmm_gpu *gpu, int n, const double *R, int ldr, double *U,
                                  int ldu);
+/* R^{-1} in place of an upper-triangular R (n x n; cusolverDnXtrtri: a third of the work of
+ * solving against the identity). The strict lower triangle is neither read nor written. d_info:
+ * 0, or i when the i-th diagonal element (from 1) is zero. Runs on gpu's stream (a lane's own
+ * cuSOLVER handle on a lane); workspace from gmm_gpu_workspace. */
+gmm_status gmm_gpu_upper_invert(gmm_gpu *gpu, int n, double *R, int ldr, int *d_info);
 /* X = L^{-1} B in place of B (n x n_rhs), L lower triangular n x n. */
 gmm_status gmm_gpu_lower_solve(gmm_gpu *gpu, int n, int n_rhs, const double *L, int ldl,
                                double *B, int ldb);

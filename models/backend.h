@@ -20,8 +20,15 @@ extern "C" {
 typedef struct gmm_backend_ctx gmm_backend_ctx;
 
 /* What an M-step reports back: the per-component responsibility sums N_k (K scalars). */
+/* The parts of an M-step that phase_ms times, in order. */
+#define GMM_MSTEP_PHASES 4
+#define GMM_MSTEP_PHASE_NAMES {"weights+means", "covariances", "factorisation", "E-step prep"}
+
 typedef struct {
     double *nk; /* K values, owned by the caller; may be NULL */
+    /* NULL, or GMM_MSTEP_PHASES values that a backend able to time its parts (the GPU's, with
+     * events, which costs a little) fills with milliseconds; others leave them alone. */
+    double *phase_ms;
 } gmm_mstep_report;
 
 typedef struct gmm_backend {

@@ -11,12 +11,13 @@
  *           GEMMs, the K products concurrent on cuBLAS lanes), chunk by chunk into a float64
  *           accumulator; tied: X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (float64) or the
  *           centred sum (float32); diag/spherical: one weighted centred column-sum kernel.
- *           reg_covar on the diagonal, Cholesky (cuSOLVER), U = R^{-1} (TRSM).
+ *           reg_covar on the diagonal, then per component on its own lane the Cholesky
+ *           (cusolverDnDpotrf) and U = R^{-1} (TRSM against the identity).
  *
  * Rows are processed in chunks sized from free device memory (options.tuning.chunk_rows forces a
  * smaller chunk, for tests). Every reduction has a fixed order, so a fit is deterministic.
  * Variants for measurement, from options.tuning: estep_per_component (K GEMMs instead of one),
- * cholesky_one_by_one (K cusolverDnDpotrf calls instead of the batched one), cov_product (a full
+ * factorisation (the batched potrf, solves against the identity: gmm_factorisation), cov_product (a full
  * GEMM or SYRK instead of the lower block triangle for the covariance products), no_compaction
  * (the covariance products over every row instead of the packed rows with r_ik > 1e-20),
  * means_product (matmul_cuda instead of cuBLAS for the means, K <= 16), cov_kernel (the
@@ -68,6 +69,7 @@ static void cuda_destroy(gmm_backend_ctx *c)
     cudaFree(c->d_nk);
     cudaFree(c->d_info);
     cudaFree(c->d_ptrs);
+    cudaFree(c->d_prec_ptrs);
     cudaFree(c->d_tmp);
     cudaFree(c->d_partial);
     cudaFree(c->d_scalar);
@@ -79,6 +81,7 @@ static void cuda_destroy(gmm_backend_ctx *c)
     else if (c->gpu)
         gmm_gpu_set_tf32(c->gpu, false); /* the caller's object goes back as it came */
     free(c->h_ptrs);
+    free(c->h_prec_ptrs);
     free(c->h_nk);
     free(c->h_info);
     free(c);
@@ -114,7 +117,8 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     es = elem_size(c);
     dd = d * d;
     c->kgemm = tuning.estep_per_component != 0;
-    c->potrf_batched = tuning.cholesky_one_by_one == 0;
+    c->factorisation = tuning.factorisation == GMM_FACTOR_AUTO ? GMM_FACTOR_LANES_TRSM
+                                                               : tuning.factorisation;
     c->cov_mode = dim >= 128 ? COV_LOWER : COV_GEMM;
     if (tuning.cov_product == GMM_COV_PRODUCT_SYRK && precision != GMM_PRECISION_TF32)
         c->cov_mode = COV_SYRK; /* TF32 runs on the tensor cores through GEMM only */
@@ -156,13 +160,13 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     DMALLOC(c->d_b, sizeof(double) * K * d);
     DMALLOC(c->d_acc, sizeof(double) * (c->cov_n > K * d ? c->cov_n : K * d));
     DMALLOC(c->d_nk, sizeof(double) * (K + 1));
-    DMALLOC(c->d_info, sizeof(int) * K);
+    DMALLOC(c->d_info, sizeof(int) * 2 * K); /* the Cholesky's, then the inverse's */
     DMALLOC(c->d_scalar, sizeof(double));
-    GMM_CUDA_CHECK(cudaMemset(c->d_info, 0, sizeof(int) * K));
+    GMM_CUDA_CHECK(cudaMemset(c->d_info, 0, sizeof(int) * 2 * K));
     GMM_CUDA_CHECK(cudaMemset(c->d_lpn, 0, sizeof(double) * N));
     GMM_CUDA_CHECK(cudaMemset(c->d_log_resp, 0, sizeof(double) * N * K));
     c->h_nk = (double *)malloc(sizeof(double) * (K + 1));
-    c->h_info = (int *)malloc(sizeof(int) * K);
+    c->h_info = (int *)malloc(sizeof(int) * 2 * K);
     if (!c->h_nk || !c->h_info) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
@@ -170,13 +174,20 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     if (c->n_mats > 0) {
         DMALLOC(c->d_ucat, es * dd * c->n_mats);
         DMALLOC(c->d_ptrs, sizeof(double *) * c->n_mats);
+        DMALLOC(c->d_prec_ptrs, sizeof(double *) * c->n_mats);
         c->h_ptrs = (double **)malloc(sizeof(double *) * c->n_mats);
-        if (!c->h_ptrs) {
+        c->h_prec_ptrs = (double **)malloc(sizeof(double *) * c->n_mats);
+        if (!c->h_ptrs || !c->h_prec_ptrs) {
             status = gmm_error(GMM_ERR_NOMEM, "out of memory");
             goto fail;
         }
-        for (int m = 0; m < c->n_mats; m++) c->h_ptrs[m] = c->d_acc + m * dd;
+        for (int m = 0; m < c->n_mats; m++) {
+            c->h_ptrs[m] = c->d_acc + m * dd;
+            c->h_prec_ptrs[m] = c->d_prec + m * dd;
+        }
         GMM_CUDA_CHECK(cudaMemcpy(c->d_ptrs, c->h_ptrs, sizeof(double *) * c->n_mats,
+                                  cudaMemcpyHostToDevice));
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_prec_ptrs, c->h_prec_ptrs, sizeof(double *) * c->n_mats,
                                   cudaMemcpyHostToDevice));
         c->n_lanes = c->n_mats < 12 ? c->n_mats : 12;
         for (int l = 0; l < c->n_lanes; l++)

@@ -46,9 +46,11 @@ struct gmm_backend_ctx {
     void *d_ucat;            /* full: d x Kd [U_1 .. U_K]; tied: d x d U (double or float) */
     double *d_acc;           /* cov_n (>= K d): accumulators, then the Cholesky factors */
     double *d_nk;            /* K+1: N_k, then their sum */
-    int *d_info;             /* K */
+    int *d_info;             /* 2 K: the Cholesky's infos, then the triangular inverse's */
     double **d_ptrs;         /* n_mats device pointers into d_acc */
     double **h_ptrs;
+    double **d_prec_ptrs;    /* n_mats device pointers into d_prec */
+    double **h_prec_ptrs;
     void *d_tmp;             /* per-component products before their float64 sum (TF32 full,
                                 tied in float32/TF32): K d x d of the product's type */
     int n_lanes;             /* concurrent cuBLAS lanes for the per-component products */
@@ -67,7 +69,8 @@ struct gmm_backend_ctx {
     size_t compact_ws_bytes;
     int *h_bounds;           /* K + 1: packed start of each component */
 
-    bool kgemm, potrf_batched;
+    bool kgemm;
+    gmm_factorisation factorisation; /* never GMM_FACTOR_AUTO here */
     int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
     bool means_matmul;       /* means product by matmul_cuda (tuning.means_product) */
     bool cov_tiled;          /* float64 covariance products by wcov_packed_cuda (tuning.cov_kernel) */

@@ -236,6 +236,106 @@ fail:
     return status;
 }
 
+/* U_m = R_m^{-1} with cov_m = R_m^T R_m for the n_mats covariances in d_cov, into d_prec, by
+ * c->factorisation (gmm.h; the README's table has the measured times). The infos are read back
+ * once, after everything was launched: a covariance that is not positive definite fails the fit
+ * anyway, so nothing waits on the host between the Cholesky and the inverse. */
+static gmm_status factorise(gmm_backend_ctx *c, double reg_covar)
+{
+    gmm_status status = GMM_OK;
+    const int d = c->dim, nm = c->n_mats;
+    const int64_t dd = (int64_t)d * d;
+    const bool trsm = c->factorisation == GMM_FACTOR_BATCHED_TRSM ||
+                      c->factorisation == GMM_FACTOR_LOOP_TRSM ||
+                      c->factorisation == GMM_FACTOR_LANES_TRSM;
+    const bool on_lanes = c->factorisation == GMM_FACTOR_LANES_TRSM ||
+                          c->factorisation == GMM_FACTOR_LANES_TRTRI;
+    int bad = -1;
+
+    if (trsm) {
+        /* factor a copy in d_acc, solve R U = I into d_prec */
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_acc, c->d_cov, sizeof(double) * dd * nm,
+                                  cudaMemcpyDeviceToDevice));
+        if (!on_lanes &&
+            (status = gmm_gpu_dpotrf_upper_many(c->gpu, d, c->d_ptrs, c->h_ptrs, d, nm,
+                                                c->factorisation == GMM_FACTOR_BATCHED_TRSM,
+                                                c->d_info)) != GMM_OK)
+            goto fail;
+        identity_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
+        GMM_LAUNCH_CHECK("identity_kernel");
+    } else {
+        /* factor and invert in place in d_prec */
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_prec, c->d_cov, sizeof(double) * dd * nm,
+                                  cudaMemcpyDeviceToDevice));
+        if (c->factorisation == GMM_FACTOR_BATCHED_TRTRI &&
+            (status = gmm_gpu_dpotrf_upper_many(c->gpu, d, c->d_prec_ptrs, c->h_prec_ptrs, d, nm,
+                                                true, c->d_info)) != GMM_OK)
+            goto fail;
+    }
+    for (int m = 0; m < nm; m++) {
+        gmm_gpu *lane = gmm_gpu_lane(c->gpu, m % c->n_lanes);
+        if (!lane) {
+            status = GMM_ERR_CUDA;
+            goto fail;
+        }
+        double *const *factor = trsm ? c->h_ptrs + m : c->h_prec_ptrs + m;
+        if (on_lanes && (status = gmm_gpu_dpotrf_upper_many(lane, d, NULL, factor, d, 1, false,
+                                                            c->d_info + m)) != GMM_OK)
+            goto fail;
+        if (trsm)
+            status = gmm_gpu_upper_inverse(lane, d, *factor, d, c->d_prec + m * dd, d);
+        else
+            status = gmm_gpu_upper_invert(lane, d, *factor, d, c->d_info + nm + m);
+        if (status != GMM_OK) goto fail;
+    }
+    triu_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
+    GMM_LAUNCH_CHECK("triu_kernel");
+    /* the legacy stream waits for the lanes: the infos are final */
+    GMM_CUDA_CHECK(cudaMemcpy(c->h_info, c->d_info, sizeof(int) * 2 * nm, cudaMemcpyDeviceToHost));
+    for (int m = 0; m < nm && bad < 0; m++)
+        if (c->h_info[m] != 0) bad = m;
+    if (bad >= 0) {
+        if (c->type == GMM_COV_TIED)
+            status = gmm_error(GMM_ERR_CHOLESKY,
+                               "tied covariance is not positive definite (leading minor %d): "
+                               "increase --reg-covar (now %g)",
+                               c->h_info[bad], reg_covar);
+        else
+            status = gmm_error(GMM_ERR_CHOLESKY,
+                               "component %d: covariance is not positive definite (leading "
+                               "minor %d); the component has ill-defined empirical covariance "
+                               "(collapsed or singleton samples): increase --reg-covar (now "
+                               "%g), use fewer components, or scale the data",
+                               bad, c->h_info[bad], reg_covar);
+        goto fail;
+    }
+    for (int m = 0; m < nm; m++)
+        if (!trsm && c->h_info[nm + m] != 0) {
+            status = gmm_error(GMM_ERR_CHOLESKY,
+                               "component %d: the Cholesky factor has a zero on its diagonal "
+                               "(position %d): increase --reg-covar (now %g)",
+                               m, c->h_info[nm + m], reg_covar);
+            goto fail;
+        }
+fail:
+    return status;
+}
+
+/* The M-step's parts timed with events when report->phase_ms asks for them (gmm-bench em):
+ * 0 weights and means, 1 covariance products, 2 factorisation, 3 E-step constants. */
+typedef struct {
+    cudaEvent_t ev[GMM_MSTEP_PHASES + 1];
+    bool on;
+} phase_timer;
+
+static gmm_status phase_mark(phase_timer *t, int i)
+{
+    gmm_status status = GMM_OK;
+    if (t->on) GMM_CUDA_CHECK(cudaEventRecord(t->ev[i], 0));
+fail:
+    return status;
+}
+
 template <typename T>
 static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report)
 {
@@ -243,7 +343,11 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     const int K = c->n_components, d = c->dim;
     const int64_t N = c->n_samples, dd = (int64_t)d * d;
     const int nm = c->n_mats;
-    int bad = -1;
+    phase_timer timer = {};
+    timer.on = report && report->phase_ms;
+    for (int i = 0; timer.on && i <= GMM_MSTEP_PHASES; i++)
+        GMM_CUDA_CHECK(cudaEventCreate(&timer.ev[i]));
+    if ((status = phase_mark(&timer, 0)) != GMM_OK) goto fail;
 
     if (c->resp_state == 2) {
         exp_kernel<<<grid_for(N * K, 256), 256>>>(c->d_log_resp, c->d_resp, N * K);
@@ -266,6 +370,7 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     } else {
         if ((status = weighted_sums(c, false, 0.0, c->d_means)) != GMM_OK) goto fail;
     }
+    if ((status = phase_mark(&timer, 1)) != GMM_OK) goto fail;
 
     switch (c->type) {
     case GMM_COV_FULL:
@@ -307,49 +412,12 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
                                                            c->type == GMM_COV_TIED, reg_covar,
                                                            c->d_cov);
         GMM_LAUNCH_CHECK("cov_finish_kernel");
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_acc, c->d_cov, sizeof(double) * dd * nm,
-                                  cudaMemcpyDeviceToDevice));
-        if ((status = gmm_gpu_dpotrf_upper_many(c->gpu, d, c->d_ptrs, c->h_ptrs, d, nm,
-                                                c->potrf_batched,
-                                           c->d_info)) != GMM_OK)
-            goto fail;
-        identity_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
-        GMM_LAUNCH_CHECK("identity_kernel");
-        GMM_CUDA_CHECK(cudaMemcpy(c->h_info, c->d_info, sizeof(int) * nm, cudaMemcpyDeviceToHost));
-        for (int m = 0; m < nm; m++)
-            if (c->h_info[m] != 0) {
-                bad = m;
-                break;
-            }
-        if (bad >= 0) {
-            if (c->type == GMM_COV_TIED)
-                status = gmm_error(GMM_ERR_CHOLESKY,
-                                   "tied covariance is not positive definite (leading minor %d): "
-                                   "increase --reg-covar (now %g)",
-                                   c->h_info[bad], reg_covar);
-            else
-                status = gmm_error(GMM_ERR_CHOLESKY,
-                                   "component %d: covariance is not positive definite (leading "
-                                   "minor %d); the component has ill-defined empirical covariance "
-                                   "(collapsed or singleton samples): increase --reg-covar (now "
-                                   "%g), use fewer components, or scale the data",
-                                   bad, c->h_info[bad], reg_covar);
-            goto fail;
-        }
-        for (int m = 0; m < nm; m++) {
-            gmm_gpu *lane = gmm_gpu_lane(c->gpu, m % c->n_lanes);
-            if (!lane) {
-                status = GMM_ERR_CUDA;
-                goto fail;
-            }
-            if ((status = gmm_gpu_upper_inverse(lane, d, c->h_ptrs[m], d, c->d_prec + m * dd,
-                                                d)) != GMM_OK)
-                goto fail;
-        }
-        triu_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
-        GMM_LAUNCH_CHECK("triu_kernel");
+        if ((status = phase_mark(&timer, 2)) != GMM_OK) goto fail;
+        if ((status = factorise(c, reg_covar)) != GMM_OK) goto fail;
+        if ((status = phase_mark(&timer, 3)) != GMM_OK) goto fail;
     } else {
         int per = c->type == GMM_COV_DIAG ? d : 1;
+        if ((status = phase_mark(&timer, 2)) != GMM_OK) goto fail;
         diag_prec_kernel<<<(K + 127) / 128, 128>>>(c->d_cov, K, per, c->d_prec, c->d_info);
         GMM_LAUNCH_CHECK("diag_prec_kernel");
         GMM_CUDA_CHECK(cudaMemcpy(c->h_info, c->d_info, sizeof(int) * K, cudaMemcpyDeviceToHost));
@@ -364,11 +432,20 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
                                    k, v, reg_covar);
                 goto fail;
             }
+        if ((status = phase_mark(&timer, 3)) != GMM_OK) goto fail;
     }
     if ((status = cuda_prepare_estep(c)) != GMM_OK) goto fail;
+    if ((status = phase_mark(&timer, 4)) != GMM_OK) goto fail;
     GMM_CUDA_CHECK(cudaMemcpy(c->h_nk, c->d_nk, sizeof(double) * K, cudaMemcpyDeviceToHost));
     if (report && report->nk) memcpy(report->nk, c->h_nk, sizeof(double) * K);
+    for (int i = 0; timer.on && i < GMM_MSTEP_PHASES; i++) {
+        float ms = 0;
+        GMM_CUDA_CHECK(cudaEventElapsedTime(&ms, timer.ev[i], timer.ev[i + 1]));
+        report->phase_ms[i] = ms;
+    }
 fail:
+    for (int i = 0; timer.on && i <= GMM_MSTEP_PHASES; i++)
+        if (timer.ev[i]) cudaEventDestroy(timer.ev[i]);
     return status;
 }
 

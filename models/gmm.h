@@ -135,13 +135,27 @@ typedef enum {
                                  (float32 products) keeps cuBLAS */
 } gmm_cov_kernel;
 
+/* How the GPU M-step turns the K covariances into precision factors U_k = R_k^{-1}
+ * (covariance = R_k^T R_k). */
+typedef enum {
+    GMM_FACTOR_AUTO = 0,          /* GMM_FACTOR_LANES_TRSM: the fastest measured (README) */
+    GMM_FACTOR_BATCHED_TRSM = 1,  /* cusolverDnDpotrfBatched, then K triangular solves against the
+                                     identity on the lanes */
+    GMM_FACTOR_LOOP_TRSM = 2,     /* K cusolverDnDpotrf one after another, then the K solves */
+    GMM_FACTOR_BATCHED_TRTRI = 3, /* cusolverDnDpotrfBatched, then K triangular inverses
+                                     (cusolverDnXtrtri) on the lanes */
+    GMM_FACTOR_LANES_TRTRI = 4,   /* per component on its own lane: potrf then trtri, all K at
+                                     once */
+    GMM_FACTOR_LANES_TRSM = 5,    /* per component on its own lane: potrf then the solve */
+} gmm_factorisation;
+
 typedef struct {
     int64_t chunk_rows;         /* rows per chunk (0: sized from free memory; a larger value than
                                    the automatic one is ignored) */
     int no_compaction;          /* 1: the GPU covariance products run over every row instead of
                                    the rows with r_ik > 1e-20 */
     int estep_per_component;    /* 1: K GEMMs in the GPU E-step instead of one */
-    int cholesky_one_by_one;    /* 1: one cusolverDnDpotrf per component instead of the batch */
+    gmm_factorisation factorisation;
     gmm_cov_product cov_product;
     gmm_means_product means_product;
     gmm_cov_kernel cov_kernel;

@@ -214,8 +214,8 @@ START_TEST(test_ops_vs_cpu)
 END_TEST
 
 /* The covariance products' alternative paths (tuning.cov_product, tuning.cov_kernel), the means
- * by the hand-written kernel (tuning.means_product) and one Cholesky per component
- * (tuning.cholesky_one_by_one) give the CPU's results too. */
+ * by the hand-written kernel (tuning.means_product) and every factorisation
+ * (tuning.factorisation) give the CPU's results too. */
 START_TEST(test_variants)
 {
     if (!tu_gpu_available()) return;
@@ -230,9 +230,14 @@ START_TEST(test_variants)
         }
         g_tuning.cov_product = GMM_COV_PRODUCT_AUTO;
     }
-    g_tuning.cholesky_one_by_one = 1;
-    compare_shape(&sh[0], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-    g_tuning.cholesky_one_by_one = 0;
+    for (int f = GMM_FACTOR_BATCHED_TRSM; f <= GMM_FACTOR_LANES_TRSM; f++) {
+        g_tuning.factorisation = (gmm_factorisation)f;
+        for (size_t s = 0; s < 2; s++) {
+            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+            compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP64, 1e-10);
+        }
+    }
+    g_tuning.factorisation = GMM_FACTOR_AUTO;
     /* the means by matmul_cuda (K <= 16; K = 17 falls back to cuBLAS) */
     static const shape means_sh[] = {{1237, 784, 2}, {1237, 7, 3}, {1001, 9, 17}};
     g_tuning.means_product = GMM_MEANS_PRODUCT_MATMUL;
