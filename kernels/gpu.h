@@ -58,6 +58,15 @@ gmm_status gmm_gpu_sgemm(gmm_gpu *gpu, bool trans_a, bool trans_b, int m, int n,
                          float alpha, const float *A, int lda, const float *B, int ldb,
                          float beta, float *C, int ldc);
 
+/* C_b (m x n) = A_b (m x k) B_b (k x n) for b < batch, with X_b = X + b * stride_x elements
+ * (stride 0: the same matrix for every b). */
+gmm_status gmm_gpu_dgemm_batched(gmm_gpu *gpu, int m, int n, int k, const double *A, int lda,
+                                 long long stride_a, const double *B, int ldb, long long stride_b,
+                                 double *C, int ldc, long long stride_c, int batch);
+gmm_status gmm_gpu_sgemm_batched(gmm_gpu *gpu, int m, int n, int k, const float *A, int lda,
+                                 long long stride_a, const float *B, int ldb, long long stride_b,
+                                 float *C, int ldc, long long stride_c, int batch);
+
 /* Lower triangle (row >= col) of C (n x n) = alpha * A^T A + beta * C, A k x n: the covariance
  * shape. The strict upper triangle is not written. */
 gmm_status gmm_gpu_dsyrk_at_a(gmm_gpu *gpu, int n, int k, double alpha, const double *A, int lda,

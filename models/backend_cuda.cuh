@@ -70,6 +70,7 @@ struct gmm_backend_ctx {
     int *h_bounds;           /* K + 1: packed start of each component */
 
     bool kgemm;
+    int estep_blocks;        /* column blocks of the triangular E-step product (1: one GEMM) */
     gmm_factorisation factorisation; /* never GMM_FACTOR_AUTO here */
     int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
     bool means_matmul;       /* means product by matmul_cuda (tuning.means_product) */

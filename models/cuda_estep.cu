@@ -116,6 +116,26 @@ static gmm_status estep_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows)
                                            (double *)Y + (size_t)k * d, W);
                 if (status != GMM_OK) goto fail;
             }
+        } else if (c->estep_blocks > 1) {
+            /* U_k is upper triangular: column block [c0, c0 + width) of (x - mu) U_k needs only
+             * rows [0, c0 + width) of U_k; one batched GEMM over the components per block */
+            int block = (d + c->estep_blocks - 1) / c->estep_blocks;
+            if (block >= 16) block = (block + 15) / 16 * 16; /* aligned column blocks */
+            const int batch = c->type == GMM_COV_FULL ? K : 1;
+            for (int c0 = 0; c0 < d; c0 += block) {
+                const int width = d - c0 < block ? d - c0 : block;
+                if (c->single)
+                    status = gmm_gpu_sgemm_batched(c->gpu, (int)rows, width, c0 + width,
+                                                   (const float *)Xc, d, 0,
+                                                   (const float *)U + c0, W, d,
+                                                   (float *)Y + c0, W, d, batch);
+                else
+                    status = gmm_gpu_dgemm_batched(c->gpu, (int)rows, width, c0 + width,
+                                                   (const double *)Xc, d, 0,
+                                                   (const double *)U + c0, W, d,
+                                                   (double *)Y + c0, W, d, batch);
+                if (status != GMM_OK) goto fail;
+            }
         } else {
             if (c->single)
                 status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, W, d, 1.0f,

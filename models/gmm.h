@@ -155,6 +155,13 @@ typedef struct {
     int no_compaction;          /* 1: the GPU covariance products run over every row instead of
                                    the rows with r_ik > 1e-20 */
     int estep_per_component;    /* 1: K GEMMs in the GPU E-step instead of one */
+    int estep_blocks;           /* the GPU E-step's product (x - mu) U_k skips the zero blocks
+                                   of the triangular U_k: column block j of the d columns (of
+                                   estep_blocks) needs only the first j + 1 row blocks, one
+                                   batched GEMM over the K components per block. 0: the
+                                   default (blocks of about 112 columns for d >= 224 in fp64
+                                   and fp32, the fastest measured; one GEMM under TF32);
+                                   1: one GEMM */
     gmm_factorisation factorisation;
     gmm_cov_product cov_product;
     gmm_means_product means_product;

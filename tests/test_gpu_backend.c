@@ -238,6 +238,18 @@ START_TEST(test_variants)
         }
     }
     g_tuning.factorisation = GMM_FACTOR_AUTO;
+    /* the E-step's product in column blocks of the triangular factors: one GEMM, 2 and 3
+     * blocks (d = 7: widths 3, 3, 1), 8 blocks of d = 784 */
+    static const int blocks[] = {1, 2, 3, 8};
+    for (int b = 0; b < 4; b++) {
+        g_tuning.estep_blocks = blocks[b];
+        for (size_t s = 0; s < 2; s++) {
+            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
+            compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP64, 1e-10);
+            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP32, 1e-4);
+        }
+    }
+    g_tuning.estep_blocks = 0;
     /* the means by matmul_cuda (K <= 16; K = 17 falls back to cuBLAS) */
     static const shape means_sh[] = {{1237, 784, 2}, {1237, 7, 3}, {1001, 9, 17}};
     g_tuning.means_product = GMM_MEANS_PRODUCT_MATMUL;
