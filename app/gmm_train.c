@@ -441,9 +441,9 @@ int main(int argc, char **argv)
             rc = cli_fail(st);
             goto done;
         }
-        fprintf(stderr, "gmm-train: %s; the model after %d iterations (%s, lower bound %.6f) "
+        fprintf(stderr, "gmm-train: %s; the model (%s, %d iterations, lower bound %.6f) "
                 "written to %s; continue with --init-from %s\n", where,
-                model.n_iter, model.converged ? "converged" : "not converged", model.lower_bound,
+                model.converged ? "converged" : "not converged", model.n_iter, model.lower_bound,
                 output, output);
         rc = EXIT_INTERRUPTED;
         goto done;

@@ -336,16 +336,20 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
                 break;
             }
             /* asked after the iteration, so an interrupt during the initialisation still gets
-             * one iteration's parameters */
-            if (o->should_stop && o->should_stop(o->user)) {
+             * one iteration's parameters; and again after a checkpoint, which takes a while */
+            int stop = o->should_stop && o->should_stop(o->user);
+            if (!stop && o->on_checkpoint && o->checkpoint_every > 0 &&
+                iter % o->checkpoint_every == 0) {
+                if ((status = checkpoint(be, ctx, o, n_samples, iter, lb, &scratch)) != GMM_OK)
+                    goto fail;
+                stop = o->should_stop && o->should_stop(o->user);
+            }
+            if (stop) {
                 stopped = 1;
                 stopped_init = init;
                 stopped_iter = iter;
                 break;
             }
-            if (o->on_checkpoint && o->checkpoint_every > 0 && iter % o->checkpoint_every == 0 &&
-                (status = checkpoint(be, ctx, o, n_samples, iter, lb, &scratch)) != GMM_OK)
-                goto fail;
         }
         if (iter > o->max_iter) iter = o->max_iter;
         if (lb > best_lb || !have_best) {
@@ -367,8 +371,11 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     record_training_metadata(model, o, n_samples);
     if (stopped) {
         /* the per-sample scores would cost one more E-step over all the data: skipped */
-        status = gmm_error(GMM_INTERRUPTED, "interrupted after EM iteration %d of initialisation "
-                           "%d of %d", stopped_iter, stopped_init + 1, n_runs);
+        if (n_runs > 1)
+            status = gmm_error(GMM_INTERRUPTED, "interrupted after EM iteration %d of "
+                               "initialisation %d of %d", stopped_iter, stopped_init + 1, n_runs);
+        else
+            status = gmm_error(GMM_INTERRUPTED, "interrupted after EM iteration %d", stopped_iter);
         goto fail;
     }
     if (scores) {
