@@ -4,9 +4,11 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/cli.h"
 #include "app/diagnostics_report.h"
@@ -40,6 +42,10 @@ static void usage(FILE *out)
             "  --knn-sample N         --init knn: points in the kNN graph (default 60000;\n"
             "                         all of them when there are fewer)\n"
             "  --n-init N             initialisations; the best is kept (default 1)\n"
+            "  --init-from FILE       continue EM from a saved model (its K and covariance\n"
+            "                         type unless given; they must agree with the data)\n"
+            "  --checkpoint N         write the model file every N EM iterations (not\n"
+            "                         converged, its iteration count recorded)\n"
             "  --seed S               random seed (default 0); the same seed gives the same fit\n"
             "  --limit N              train on the first N images only\n"
             "  --device D             auto (default: GPU if present), cpu, gpu\n"
@@ -54,7 +60,92 @@ static void usage(FILE *out)
             "                         fitting; the model records it and gmm-predict applies it\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -v, --verbose          also the time of each phase of the fit\n"
-            "  -h, --help             this help\n");
+            "  -h, --help             this help\n"
+            "\n"
+            "Interrupting (Ctrl-C, SIGTERM) during the fit finishes the current EM iteration,\n"
+            "writes the model so far (not converged) and exits with 130; a second interrupt\n"
+            "exits at once, writing nothing. Exit codes: 0 done, 1 bad usage, 2 bad data or\n"
+            "failed fit, 130 interrupted.\n");
+}
+
+/* Interrupts. The first SIGINT or SIGTERM asks the fit to stop after its current iteration
+ * (the library polls stop_requested through options.should_stop); the model so far is written
+ * and the program exits with 130. A second one exits at once, first removing the temporary
+ * file a model save may be writing (gmm_model_save renames it over the model file only when
+ * it is complete), so that nothing partial is left. */
+#define EXIT_INTERRUPTED 130
+static volatile sig_atomic_t stop_requested;
+static char save_temp_path[PATH_MAX + sizeof GMM_MODEL_TEMP_SUFFIX];
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (stop_requested) {
+        unlink(save_temp_path); /* async-signal-safe, as are write and _exit */
+        _exit(EXIT_INTERRUPTED);
+    }
+    stop_requested = 1;
+    static const char msg[] = "\ngmm-train: interrupted: stopping after the current EM iteration "
+                              "and writing the model (interrupt again to quit at once, writing "
+                              "nothing)\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+}
+
+static int stop_was_requested(void *user)
+{
+    (void)user;
+    return stop_requested != 0;
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the second waits for the first */
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* What the library does not know about a model and the file records: the image shape, the
+ * blur and the data path (set for the final model and for every checkpoint). */
+typedef struct {
+    const char *output;
+    int image_rows, image_cols;
+    double blur;
+    const char *data_path;
+    int quiet;
+} model_labels;
+static model_labels file_labels;
+
+static void label_model(gmm_model *m)
+{
+    m->image_rows = file_labels.image_rows;
+    m->image_cols = file_labels.image_cols;
+    m->blur_sigma = file_labels.blur; /* gmm-predict applies the same blur */
+    snprintf(m->data_path, sizeof m->data_path, "%s", file_labels.data_path);
+}
+
+/* options.on_checkpoint: the model so far, written atomically over the output file. A failed
+ * write is a warning: the fit goes on, and the final save reports a lasting problem. */
+static gmm_status write_checkpoint(void *user, const gmm_model *so_far)
+{
+    (void)user;
+    gmm_model m = *so_far; /* a shallow copy: the arrays are only read */
+    label_model(&m);
+    gmm_status st = gmm_model_save(file_labels.output, &m);
+    if (st != GMM_OK)
+        fprintf(stderr, "gmm-train: warning: checkpoint after iteration %d not written: %s\n",
+                so_far->n_iter, gmm_error_message(st));
+    else if (!file_labels.quiet)
+        printf("checkpoint: the model after iteration %d written to %s\n", so_far->n_iter,
+               file_labels.output);
+    fflush(stdout);
+    return GMM_OK;
 }
 
 /* The model file is written on a thread of its own while the summary and pictures are made and
@@ -100,7 +191,7 @@ static gmm_status save_model_finish(model_saver *s)
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
-       OPT_DIAGNOSTICS, OPT_BLUR };
+       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM };
 
 int main(int argc, char **argv)
 {
@@ -111,8 +202,9 @@ int main(int argc, char **argv)
     opt.n_components = 10;
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
+    const char *init_from = NULL;
     long long limit = 0, v;
-    int quiet = 0;
+    int quiet = 0, k_given = 0, cov_given = 0;
     static const struct option longopts[] = {
         {"n-components", required_argument, 0, 'k'}, {"covariance", required_argument, 0, OPT_COV},
         {"max-iter", required_argument, 0, OPT_MAX_ITER}, {"tol", required_argument, 0, OPT_TOL},
@@ -126,6 +218,8 @@ int main(int argc, char **argv)
         {"images", required_argument, 0, OPT_IMAGES},
         {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
         {"blur", required_argument, 0, OPT_BLUR}, {"quiet", no_argument, 0, 'q'},
+        {"checkpoint", required_argument, 0, OPT_CHECKPOINT},
+        {"init-from", required_argument, 0, OPT_INIT_FROM},
         {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
@@ -135,10 +229,12 @@ int main(int argc, char **argv)
         case 'k':
             if (cli_parse_int("-k", optarg, 1, INT_MAX, &v)) return 1;
             opt.n_components = (int)v;
+            k_given = 1;
             break;
         case OPT_COV:
             if (gmm_cov_type_parse(optarg, &opt.covariance_type))
                 return cli_error("--covariance must be full, tied, diag or spherical, got '%s'", optarg);
+            cov_given = 1;
             break;
         case OPT_MAX_ITER:
             if (cli_parse_int("--max-iter", optarg, 1, INT_MAX, &v)) return 1;
@@ -197,6 +293,14 @@ int main(int argc, char **argv)
             if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
             if (!(blur > 0) || blur > 100) return cli_error("--blur must be in (0, 100], got '%s'", optarg);
             break;
+        case OPT_CHECKPOINT:
+            if (cli_parse_int("--checkpoint", optarg, 1, INT_MAX, &v)) return 1;
+            opt.checkpoint_every = (int)v;
+            break;
+        case OPT_INIT_FROM:
+            if (!*optarg) return cli_error("--init-from needs a model file");
+            init_from = optarg;
+            break;
         case 'q': quiet = 1; break;
         case 'v': opt.verbose = 2; break;
         case 'h': usage(stdout); return 0;
@@ -211,13 +315,16 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
     if (!*output) return cli_error("-o needs a file name");
+    if (strlen(output) + sizeof GMM_MODEL_TEMP_SUFFIX > sizeof save_temp_path)
+        return cli_error("-o: the file name is longer than %d bytes", PATH_MAX - 1);
+    snprintf(save_temp_path, sizeof save_temp_path, "%s%s", output, GMM_MODEL_TEMP_SUFFIX);
     const char *data_path = argv[optind];
 
     int rc = 0;
     gmm_status st;
     dataset ds = {0};
     double *X = NULL;
-    gmm_model model = {0};
+    gmm_model model = {0}, start = {0};
     diag_scores scores = {0};
     gmm_fit_scores fit_scores = {0};
     gmm_gpu *gpu = NULL;
@@ -227,6 +334,33 @@ int main(int argc, char **argv)
     model_saver saver = {0};
     /* one GPU resources object for the whole run (NULL on the CPU): fit, kNN, blur, pictures;
      * CUDA starts on its own thread while the data is read */
+    if (init_from) {
+        /* the starting model first: a wrong one fails before the data is read */
+        if ((st = gmm_model_load(init_from, &start)) != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        if (!k_given) opt.n_components = start.n_components;
+        if (!cov_given) opt.covariance_type = start.covariance_type;
+        if (opt.n_components != start.n_components) {
+            rc = cli_error("--init-from %s: the model has %d components, -k %d was given",
+                           init_from, start.n_components, opt.n_components);
+            goto done;
+        }
+        if (opt.covariance_type != start.covariance_type) {
+            rc = cli_error("--init-from %s: the model has %s covariance, --covariance %s was given",
+                           init_from, gmm_cov_type_name(start.covariance_type),
+                           gmm_cov_type_name(opt.covariance_type));
+            goto done;
+        }
+        if (blur > 0 && start.blur_sigma != blur) {
+            rc = cli_error("--init-from %s: --blur %g contradicts the model, which was trained "
+                           "with blur %g", init_from, blur, start.blur_sigma);
+            goto done;
+        }
+        blur = start.blur_sigma; /* the images are smoothed as they were for the model */
+        opt.init_model = &start;
+    }
     cli_device_opener opener;
     cli_device_open_start(&opener, opt.device);
     const char *device_notice = NULL;
@@ -244,6 +378,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "gmm-train: using the first %d images (--limit)\n", ds.n_samples);
     }
     int dim = ds.rows * ds.cols;
+    if (init_from && start.dim != dim) {
+        rc = cli_error("--init-from %s: the model is for %d features (%d x %d images), the data "
+                       "has %d x %d images", init_from, start.dim, start.image_rows,
+                       start.image_cols, ds.rows, ds.cols);
+        goto done;
+    }
     if ((st = gmm_options_validate(&opt, ds.n_samples, dim)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
@@ -257,13 +397,21 @@ int main(int argc, char **argv)
             rc = cli_fail(st);
             goto done;
         }
-        if (!quiet) printf("blurred every image with a 5x5 Gaussian, sigma %g\n", blur);
+        if (!quiet)
+            printf("blurred every image with a 5x5 Gaussian, sigma %g%s\n", blur,
+                   init_from ? " (recorded in the starting model)" : "");
     }
     double t_loaded = cli_now_seconds();
     if (!quiet)
         printf("data: %s: %d images of %d x %d%s (loaded in %.2f s)\n", ds.images_path,
                ds.n_samples, ds.rows, ds.cols, ds.labels ? ", labelled" : "", t_loaded - t_start);
-    if (!quiet)
+    if (!quiet && init_from)
+        printf("fitting K=%d %s covariance, reg_covar=%g, tol=%g, max_iter=%d, continuing from %s "
+               "(%s after %d iterations, lower bound %.6f)\n",
+               opt.n_components, gmm_cov_type_name(opt.covariance_type), opt.reg_covar, opt.tol,
+               opt.max_iter, init_from, start.converged ? "converged" : "not converged",
+               start.n_iter, start.lower_bound);
+    else if (!quiet)
         printf("fitting K=%d %s covariance, reg_covar=%g, tol=%g, max_iter=%d, init=%s, n_init=%d, seed=%llu\n",
                opt.n_components, gmm_cov_type_name(opt.covariance_type), opt.reg_covar, opt.tol,
                opt.max_iter, gmm_init_name(opt.init), opt.n_init, (unsigned long long)opt.seed);
@@ -273,22 +421,42 @@ int main(int argc, char **argv)
     opt.on_progress = diag_progress;
     opt.on_notice = cli_notice;
     opt.user = &trace;
+    file_labels = (model_labels){.output = output, .image_rows = ds.rows, .image_cols = ds.cols,
+                                 .blur = blur, .data_path = data_path, .quiet = quiet};
+    opt.should_stop = stop_was_requested;
+    if (opt.checkpoint_every > 0) opt.on_checkpoint = write_checkpoint;
     if (opt.init == GMM_INIT_KNN && !quiet) {
         int64_t graph = gmm_knn_sample_size(&opt);
         printf("knn init: density peaks of the %d-nearest-neighbour graph of %lld points\n",
                gmm_knn_neighbors(&opt), (long long)(ds.n_samples < graph ? ds.n_samples : graph));
         fflush(stdout);
     }
+    install_stop_handlers(); /* before this an interrupt ends the program as usual */
     st = gmm_fit_scored(X, ds.n_samples, dim, &opt, &model, &fit_scores);
+    if (st == GMM_INTERRUPTED) {
+        char where[256]; /* the library's words, before the save can record others */
+        snprintf(where, sizeof where, "%s", gmm_error_message(st));
+        label_model(&model);
+        if ((st = gmm_model_save(output, &model)) != GMM_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        fprintf(stderr, "gmm-train: %s; the model (%s, %d iterations, lower bound %.6f) "
+                "written to %s; continue with --init-from %s\n", where,
+                model.converged ? "converged" : "not converged", model.n_iter, model.lower_bound,
+                output, output);
+        rc = EXIT_INTERRUPTED;
+        goto done;
+    }
     if (st != GMM_OK) {
         rc = cli_fail(st);
+        if (st == GMM_ERR_NOMEM && strstr(gmm_error_message(st), "device memory"))
+            fprintf(stderr, "gmm-train: hint: --precision tf32 keeps the data in float32 (half "
+                    "the memory), or train on fewer images with --limit N\n");
         goto done;
     }
     double t_fit = cli_now_seconds();
-    model.image_rows = ds.rows;
-    model.image_cols = ds.cols;
-    model.blur_sigma = blur; /* gmm-predict applies the same blur */
-    snprintf(model.data_path, sizeof model.data_path, "%s", data_path);
+    label_model(&model);
     save_model_start(&saver, output, &model); /* the model is only read from here on */
     printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
            model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
@@ -306,6 +474,7 @@ int main(int argc, char **argv)
         for (int64_t i = 0; i < ds.n_samples; i++) mean += fit_scores.log_likelihood[i];
         fit_scores.mean_log_likelihood = mean / (double)ds.n_samples;
     }
+    if (stop_requested) goto interrupted_after_fit;
     rc = report_training(&model, &fit_scores, ds.labels);
     if (!rc && (images_dir || diag_dir) &&
         (st = diag_scores_adopt(&model, &fit_scores, &scores)) != GMM_OK)
@@ -318,10 +487,12 @@ int main(int argc, char **argv)
         }
         printf("cluster means written to %s\n", png);
     }
+    if (stop_requested) goto interrupted_after_fit;
     if (diag_dir) {
         rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, &trace, gpu);
         if (rc) goto done;
     }
+    if (stop_requested) goto interrupted_after_fit;
     if (images_dir) {
         if ((rc = diagnostics_make_dir(images_dir))) goto done;
         st = images_write(images_dir, &model, X, ds.n_samples, scores.labels, scores.distance_sq,
@@ -350,12 +521,24 @@ int main(int argc, char **argv)
                "pictures, %.2f s writing the model (beside them); %.2f s in all\n",
                t_loaded - t_start, t_fit - t_loaded, t_pictures - t_fit, saver.seconds,
                t_end - t_start);
+    goto done;
+interrupted_after_fit:
+    /* the fit had ended: the model is complete, the summary and pictures are skipped */
+    if ((st = save_model_finish(&saver)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    fprintf(stderr, "gmm-train: interrupted after the fit; the model (%s in %d iterations) "
+            "written to %s; the summary and pictures skipped\n",
+            model.converged ? "converged" : "not converged", model.n_iter, output);
+    rc = EXIT_INTERRUPTED;
 done:
     if (saver.started) save_model_finish(&saver); /* never free the model under the writer */
     diag_trace_free(&trace);
     diag_scores_free(&scores);
     gmm_fit_scores_free(&fit_scores);
     gmm_model_free(&model);
+    gmm_model_free(&start);
     free(X);
     dataset_free(&ds);
     gmm_gpu_destroy(gpu);

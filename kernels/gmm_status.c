@@ -22,6 +22,7 @@ const char *gmm_strerror(gmm_status status)
     case GMM_ERR_NO_DEVICE: return "no GPU available";
     case GMM_ERR_UNSUPPORTED: return "unsupported configuration";
     case GMM_ERR_NETWORK: return "download failed";
+    case GMM_INTERRUPTED: return "interrupted (the model so far was kept)";
     default: return "unknown error";
     }
 }

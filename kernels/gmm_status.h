@@ -22,6 +22,7 @@ typedef enum {
     GMM_ERR_NO_DEVICE,   /* a GPU was asked for and none is present or built in */
     GMM_ERR_UNSUPPORTED, /* the backend does not support this configuration */
     GMM_ERR_NETWORK,     /* a download failed */
+    GMM_INTERRUPTED,     /* a fit stopped early on request; the model so far is returned */
     GMM_STATUS_COUNT
 } gmm_status;
 

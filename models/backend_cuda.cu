@@ -87,6 +87,22 @@ static void cuda_destroy(gmm_backend_ctx *c)
     free(c);
 }
 
+/* The device's free and total bytes now. */
+static gmm_status device_memory_info(size_t *free_bytes, size_t *total_bytes)
+{
+    gmm_status status = GMM_OK;
+    GMM_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+fail:
+    return status;
+}
+
+/* cuda_create's allocations remember their size, so that running out names it. */
+#define CREATE_DMALLOC(ptr, bytes)                                                             \
+    do {                                                                                       \
+        asked_bytes = (bytes);                                                                 \
+        DMALLOC(ptr, asked_bytes);                                                             \
+    } while (0)
+
 static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
                               int n_components, gmm_cov_type type, gmm_precision precision,
                               const gmm_tuning *tuning_or_null, gmm_gpu *gpu)
@@ -96,6 +112,7 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     float *hx = NULL;
     size_t N = (size_t)n_samples, d = (size_t)dim, K = (size_t)n_components, es, dd;
     size_t free_b = 0, total_b = 0, budget, row_bytes, ws_bytes;
+    size_t asked_bytes = 0; /* the last cudaMalloc's request, for the out-of-memory message */
     int64_t rows;
     size_t w_e, row_e, row_m, prod_es;
     const gmm_tuning tuning = tuning_or_null ? *tuning_or_null : (gmm_tuning){0};
@@ -143,7 +160,7 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     }
     if ((status = gmm_gpu_set_tf32(c->gpu, precision == GMM_PRECISION_TF32)) != GMM_OK) goto fail;
 
-    DMALLOC(c->d_X, es * N * d);
+    CREATE_DMALLOC(c->d_X, es * N * d);
     if (c->single) {
         hx = (float *)malloc(sizeof(float) * N * d);
         if (!hx) {
@@ -155,19 +172,19 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     } else {
         GMM_CUDA_CHECK(cudaMemcpy(c->d_X, X, es * N * d, cudaMemcpyHostToDevice));
     }
-    DMALLOC(c->d_log_resp, sizeof(double) * N * K);
-    DMALLOC(c->d_resp, sizeof(double) * N * K);
-    DMALLOC(c->d_lpn, sizeof(double) * N);
-    DMALLOC(c->d_weights, sizeof(double) * K);
-    DMALLOC(c->d_means, sizeof(double) * K * d);
-    DMALLOC(c->d_cov, sizeof(double) * c->cov_n);
-    DMALLOC(c->d_prec, sizeof(double) * c->cov_n);
-    DMALLOC(c->d_const, sizeof(double) * K);
-    DMALLOC(c->d_b, sizeof(double) * K * d);
-    DMALLOC(c->d_acc, sizeof(double) * (c->cov_n > K * d ? c->cov_n : K * d));
-    DMALLOC(c->d_nk, sizeof(double) * (K + 1));
-    DMALLOC(c->d_info, sizeof(int) * 2 * K); /* the Cholesky's, then the inverse's */
-    DMALLOC(c->d_scalar, sizeof(double));
+    CREATE_DMALLOC(c->d_log_resp, sizeof(double) * N * K);
+    CREATE_DMALLOC(c->d_resp, sizeof(double) * N * K);
+    CREATE_DMALLOC(c->d_lpn, sizeof(double) * N);
+    CREATE_DMALLOC(c->d_weights, sizeof(double) * K);
+    CREATE_DMALLOC(c->d_means, sizeof(double) * K * d);
+    CREATE_DMALLOC(c->d_cov, sizeof(double) * c->cov_n);
+    CREATE_DMALLOC(c->d_prec, sizeof(double) * c->cov_n);
+    CREATE_DMALLOC(c->d_const, sizeof(double) * K);
+    CREATE_DMALLOC(c->d_b, sizeof(double) * K * d);
+    CREATE_DMALLOC(c->d_acc, sizeof(double) * (c->cov_n > K * d ? c->cov_n : K * d));
+    CREATE_DMALLOC(c->d_nk, sizeof(double) * (K + 1));
+    CREATE_DMALLOC(c->d_info, sizeof(int) * 2 * K); /* the Cholesky's, then the inverse's */
+    CREATE_DMALLOC(c->d_scalar, sizeof(double));
     GMM_CUDA_CHECK(cudaMemset(c->d_info, 0, sizeof(int) * 2 * K));
     GMM_CUDA_CHECK(cudaMemset(c->d_lpn, 0, sizeof(double) * N));
     GMM_CUDA_CHECK(cudaMemset(c->d_log_resp, 0, sizeof(double) * N * K));
@@ -178,9 +195,9 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
         goto fail;
     }
     if (c->n_mats > 0) {
-        DMALLOC(c->d_ucat, es * dd * c->n_mats);
-        DMALLOC(c->d_ptrs, sizeof(double *) * c->n_mats);
-        DMALLOC(c->d_prec_ptrs, sizeof(double *) * c->n_mats);
+        CREATE_DMALLOC(c->d_ucat, es * dd * c->n_mats);
+        CREATE_DMALLOC(c->d_ptrs, sizeof(double *) * c->n_mats);
+        CREATE_DMALLOC(c->d_prec_ptrs, sizeof(double *) * c->n_mats);
         c->h_ptrs = (double **)malloc(sizeof(double *) * c->n_mats);
         c->h_prec_ptrs = (double **)malloc(sizeof(double *) * c->n_mats);
         if (!c->h_ptrs || !c->h_prec_ptrs) {
@@ -206,13 +223,13 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     prod_es = precision == GMM_PRECISION_TF32 ? sizeof(float) : sizeof(double);
     if ((type == GMM_COV_FULL && precision == GMM_PRECISION_TF32) ||
         (type == GMM_COV_TIED && c->single))
-        DMALLOC(c->d_tmp, prod_es * dd * K);
+        CREATE_DMALLOC(c->d_tmp, prod_es * dd * K);
     /* reduction partials: the weighted column sums use up to 256 slabs of K x d */
     c->partial_n = 256 * K * d;
     if (c->partial_n < REDUCE_BLOCKS) c->partial_n = REDUCE_BLOCKS;
     if (c->partial_n > (size_t)64 << 20) c->partial_n = (size_t)64 << 20;
     if (c->partial_n < K * d) c->partial_n = K * d;
-    DMALLOC(c->d_partial, sizeof(double) * c->partial_n);
+    CREATE_DMALLOC(c->d_partial, sizeof(double) * c->partial_n);
 
     /* The chunk workspace: E-step GEMM output (rows x Kd, tied rows x d) and M-step scaled rows
      * (rows x d), sized from what is free now, leaving room for cuBLAS/cuSOLVER workspaces. */
@@ -236,7 +253,7 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
         }
         c->chunk_rows = rows;
         ws_bytes = (size_t)rows * row_bytes;
-        DMALLOC(c->d_work, ws_bytes);
+        CREATE_DMALLOC(c->d_work, ws_bytes);
         c->mstep_rows = row_m ? (int64_t)(ws_bytes / row_m) : n_samples;
         if ((size_t)c->mstep_rows * d > (size_t)INT32_MAX) c->mstep_rows = INT32_MAX / d;
         if (c->mstep_rows > n_samples) c->mstep_rows = n_samples;
@@ -253,7 +270,7 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
         if ((status = compact_rows_workspace_bytes((size_t)c->mstep_rows, n_components,
                                                    &c->compact_ws_bytes)) != GMM_OK)
             goto fail;
-        DMALLOC(c->d_compact_ws, c->compact_ws_bytes);
+        CREATE_DMALLOC(c->d_compact_ws, c->compact_ws_bytes);
         c->h_bounds = (int *)malloc(sizeof(int) * (K + 1));
         if (!c->h_bounds) {
             status = gmm_error(GMM_ERR_NOMEM, "out of memory");
@@ -265,11 +282,19 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     return GMM_OK;
 fail:
     free(hx);
-    if (status == GMM_ERR_CUDA && strstr(gmm_error_message(status), "cudaMalloc"))
+    if (status == GMM_ERR_CUDA && strstr(gmm_error_message(status), "cudaMalloc")) {
+        char cause[256];
+        snprintf(cause, sizeof cause, "%s", gmm_error_message(GMM_ERR_CUDA));
+        size_t now_free = 0, now_total = 0;
+        gmm_status info = device_memory_info(&now_free, &now_total);
         status = gmm_error(GMM_ERR_NOMEM,
-                           "out of device memory for N=%lld, d=%d, K=%d (%s): %s",
+                           "out of device memory for N=%lld, d=%d, K=%d (%s): %zu bytes (%.2f GiB) "
+                           "asked for, %s%zu bytes (%.2f GiB) free of %.2f GiB (%s)",
                            (long long)n_samples, dim, n_components, gmm_cov_type_name(type),
-                           gmm_error_message(GMM_ERR_CUDA));
+                           asked_bytes, asked_bytes / 1073741824.0,
+                           info == GMM_OK ? "" : "free memory unknown: ", now_free,
+                           now_free / 1073741824.0, now_total / 1073741824.0, cause);
+    }
     cuda_destroy(c);
     return status;
 }

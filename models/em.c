@@ -129,6 +129,34 @@ fail:
     return status;
 }
 
+/* One run's starting parameters in the context: responsibilities from the initialisation (or
+ * the given ones), one M-step, empty components re-seeded. resp is n_samples x K scratch. */
+static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
+                                 int64_t n_samples, int dim, const gmm_options *o,
+                                 const double *initial_resp, gmm_rng *rng, double *resp,
+                                 gmm_mstep_report *report, gmm_model *scratch)
+{
+    gmm_status status;
+    int K = o->n_components;
+    int resp_in_ctx = 0; /* the initialisation left the responsibilities in the context */
+    if (initial_resp) {
+        memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
+        status = GMM_OK;
+    } else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd) {
+        status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, rng);
+        resp_in_ctx = 1;
+    } else {
+        /* the initialisation runs where the fit runs: on the backend's GPU, or the CPU */
+        gmm_options on_backend = *o;
+        on_backend.gpu = be->resources(ctx);
+        status = gmm_init_resp(X, n_samples, dim, &on_backend, rng, resp);
+    }
+    if (status != GMM_OK) return status;
+    if (!resp_in_ctx && (status = be->set_resp(ctx, resp)) != GMM_OK) return status;
+    if ((status = be->m_step(ctx, o->reg_covar, report)) != GMM_OK) return status;
+    return reseed_empty(be, ctx, X, n_samples, o, report->nk, scratch, 0);
+}
+
 /* The final E-step under the model's parameters on the fit's context (set back first when a
  * later initialisation left others there), and the scores it hands on. */
 static gmm_status final_scores(const gmm_backend *be, gmm_backend_ctx *ctx, const gmm_model *model,
@@ -152,6 +180,53 @@ static gmm_status final_scores(const gmm_backend *be, gmm_backend_ctx *ctx, cons
     return GMM_OK;
 }
 
+/* The training metadata a saved model records, from the options of its fit. */
+static void record_training_metadata(gmm_model *m, const gmm_options *o, int64_t n_samples)
+{
+    m->n_train_samples = n_samples;
+    m->reg_covar = o->reg_covar;
+    m->tol = o->tol;
+    m->max_iter = o->max_iter;
+    m->n_init = o->init_model ? 1 : o->n_init;
+    /* a continued fit keeps the initialisation its chain started from: the file format has no
+     * value for "from a model" */
+    m->init = o->init_model ? o->init_model->init : o->init;
+    m->seed = o->init_model ? o->init_model->seed : o->seed;
+}
+
+/* The current run's parameters after `iteration` iterations, handed to the checkpoint callback
+ * in scratch (which reseed_empty also only borrows). */
+static gmm_status checkpoint(const gmm_backend *be, gmm_backend_ctx *ctx, const gmm_options *o,
+                             int64_t n_samples, int iteration, double lower_bound,
+                             gmm_model *scratch)
+{
+    gmm_status status = be->get_params(ctx, scratch);
+    if (status != GMM_OK) return status;
+    scratch->converged = 0;
+    scratch->n_iter = iteration;
+    scratch->lower_bound = lower_bound;
+    record_training_metadata(scratch, o, n_samples);
+    return o->on_checkpoint(o->user, scratch);
+}
+
+/* A starting model fits the data and the options (GMM_ERR_ARG naming what differs). */
+static gmm_status check_init_model(const gmm_model *start, const gmm_options *o, int dim)
+{
+    if (!start->weights || !start->means || !start->covariances || !start->precisions_cholesky)
+        return gmm_error(GMM_ERR_ARG, "the starting model's parameter arrays are not allocated");
+    if (start->dim != dim)
+        return gmm_error(GMM_ERR_ARG, "the starting model has dim=%d but the data has %d "
+                         "features per sample", start->dim, dim);
+    if (start->n_components != o->n_components)
+        return gmm_error(GMM_ERR_ARG, "the starting model has %d components but n_components=%d",
+                         start->n_components, o->n_components);
+    if (start->covariance_type != o->covariance_type)
+        return gmm_error(GMM_ERR_ARG, "the starting model has %s covariance but covariance_type "
+                         "is %s", gmm_cov_type_name(start->covariance_type),
+                         gmm_cov_type_name(o->covariance_type));
+    return GMM_OK;
+}
+
 void gmm_fit_scores_free(gmm_fit_scores *scores)
 {
     if (!scores) return;
@@ -166,6 +241,10 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
 {
     gmm_status status = gmm_options_validate(o, n_samples, dim);
     if (status != GMM_OK) return status;
+    if (o->init_model && (status = check_init_model(o->init_model, o, dim)) != GMM_OK)
+        return status;
+    if (o->checkpoint_every < 0)
+        return gmm_error(GMM_ERR_ARG, "checkpoint_every=%d must be >= 0", o->checkpoint_every);
     const gmm_backend *be = NULL;
     const char *why = NULL;
     gmm_backend_ctx *ctx = NULL;
@@ -217,34 +296,31 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
             goto fail;
         }
     }
-    if (!initial_resp && o->init == GMM_INIT_KNN && o->n_init > 1 &&
+    if (!initial_resp && !o->init_model && o->init == GMM_INIT_KNN && o->n_init > 1 &&
         n_samples <= gmm_knn_sample_size(o))
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
-    for (int init = 0; init < o->n_init; init++) {
+    if (o->init_model && o->n_init > 1)
+        notice(o, "starting from a given model: one run (n_init=%d does not apply)", o->n_init);
+    int n_runs = o->init_model ? 1 : o->n_init;
+    int stopped = 0, stopped_init = 0, stopped_iter = 0; /* a stop was asked for, and where */
+    for (int init = 0; init < n_runs && !stopped; init++) {
         t_phase = now_seconds();
-        int resp_in_ctx = 0; /* the initialisation left the responsibilities in the context */
-        if (initial_resp)
-            memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
-        else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd) {
-            status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, &rng);
-            resp_in_ctx = 1;
-        } else {
-            /* the initialisation runs where the fit runs: on the backend's GPU, or the CPU */
-            gmm_options on_backend = *o;
-            on_backend.gpu = be->resources(ctx);
-            status = gmm_init_resp(X, n_samples, dim, &on_backend, &rng, resp);
-        }
+        if (o->init_model) /* EM from the given parameters: the first E-step runs under them */
+            status = be->set_params(ctx, o->init_model);
+        else
+            status = initialise_run(be, ctx, X, n_samples, dim, o, initial_resp, &rng, resp,
+                                    &report, &scratch);
         if (status != GMM_OK) goto fail;
-        if (!resp_in_ctx && (status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
-        if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
-        if ((status = reseed_empty(be, ctx, X, n_samples, o, nk, &scratch, 0)) != GMM_OK) goto fail;
 
         double lb = -INFINITY, change = INFINITY;
         int converged = 0, iter = 0;
         double t0 = now_seconds();
         if (o->verbose >= 2)
-            notice(o, "initialisation %d (%s, first M-step): %.3f s", init + 1,
-                   initial_resp ? "given" : gmm_init_name(o->init), t0 - t_phase);
+            notice(o, "initialisation %d (%s): %.3f s", init + 1,
+                   o->init_model   ? "from the given model"
+                   : initial_resp ? "given responsibilities, first M-step"
+                                  : gmm_init_name(o->init),
+                   t0 - t_phase);
         for (iter = 1; iter <= o->max_iter; iter++) {
             double prev = lb;
             if ((status = be->e_step(ctx, &lb)) != GMM_OK) goto fail;
@@ -257,6 +333,21 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
             t0 = t1;
             if (fabs(change) < o->tol) {
                 converged = 1;
+                break;
+            }
+            /* asked after the iteration, so an interrupt during the initialisation still gets
+             * one iteration's parameters; and again after a checkpoint, which takes a while */
+            int stop = o->should_stop && o->should_stop(o->user);
+            if (!stop && o->on_checkpoint && o->checkpoint_every > 0 &&
+                iter % o->checkpoint_every == 0) {
+                if ((status = checkpoint(be, ctx, o, n_samples, iter, lb, &scratch)) != GMM_OK)
+                    goto fail;
+                stop = o->should_stop && o->should_stop(o->user);
+            }
+            if (stop) {
+                stopped = 1;
+                stopped_init = init;
+                stopped_iter = iter;
                 break;
             }
         }
@@ -272,18 +363,21 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
         } else {
             best_is_in_ctx = 0;
         }
-        if (!converged)
+        if (!converged && !stopped)
             notice(o, "initialisation %d did not converge in %d iterations (last change %.3g > tol %g); "
                    "try a larger --max-iter or --tol",
                    init + 1, o->max_iter, fabs(change), o->tol);
     }
-    model->n_train_samples = n_samples;
-    model->reg_covar = o->reg_covar;
-    model->tol = o->tol;
-    model->max_iter = o->max_iter;
-    model->n_init = o->n_init;
-    model->init = o->init;
-    model->seed = o->seed;
+    record_training_metadata(model, o, n_samples);
+    if (stopped) {
+        /* the per-sample scores would cost one more E-step over all the data: skipped */
+        if (n_runs > 1)
+            status = gmm_error(GMM_INTERRUPTED, "interrupted after EM iteration %d of "
+                               "initialisation %d of %d", stopped_iter, stopped_init + 1, n_runs);
+        else
+            status = gmm_error(GMM_INTERRUPTED, "interrupted after EM iteration %d", stopped_iter);
+        goto fail;
+    }
     if (scores) {
         t_phase = now_seconds();
         status = final_scores(be, ctx, model, best_is_in_ctx, scores);
@@ -292,7 +386,7 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     }
 fail:
     if (status != GMM_OK) {
-        gmm_model_free(model);
+        if (status != GMM_INTERRUPTED) gmm_model_free(model);
         gmm_fit_scores_free(scores);
     }
     gmm_model_free(&scratch);
@@ -321,4 +415,14 @@ gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
 {
     if (!initial_resp) return gmm_error(GMM_ERR_ARG, "initial responsibilities are missing");
     return fit(X, n_samples, dim, options, initial_resp, model, NULL);
+}
+
+gmm_status gmm_fit_from_model(const double *X, int64_t n_samples, int dim,
+                              const gmm_options *options, const gmm_model *start,
+                              gmm_model *model)
+{
+    if (!options || !start) return gmm_error(GMM_ERR_ARG, "gmm_fit_from_model: NULL argument");
+    gmm_options o = *options;
+    o.init_model = start;
+    return fit(X, n_samples, dim, &o, NULL, model, NULL);
 }

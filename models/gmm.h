@@ -103,6 +103,16 @@ typedef void (*gmm_progress_fn)(void *user, int init_index, int iteration, doubl
 /* Notices a user should see (a re-seeded component, the backend chosen, a subset used). */
 typedef void (*gmm_notice_fn)(void *user, const char *message);
 
+/* Asked after every EM iteration: nonzero stops the fit there (the iteration just finished is
+ * kept), and the fit returns GMM_INTERRUPTED with the model so far. The library knows no
+ * signals: a program's handler sets a flag that this function reads. */
+typedef int (*gmm_should_stop_fn)(void *user);
+/* A checkpoint: the parameters of the current initialisation after so_far->n_iter EM
+ * iterations (converged 0, lower_bound that of the last E-step, the training metadata filled;
+ * image shape, blur and data path left zero for the caller). Valid during the call only. A
+ * status other than GMM_OK ends the fit with it. */
+typedef gmm_status (*gmm_checkpoint_fn)(void *user, const gmm_model *so_far);
+
 /* How the work is done, never what is computed (beyond rounding): fields of the options, not
  * environment variables (the programs map GMM_CUDA_* and GMM_CPU_CHUNK_ROWS onto them). Zero is
  * the default everywhere. */
@@ -192,6 +202,14 @@ typedef struct {
                                    NULL: the fit makes its own */
     gmm_progress_fn on_progress;
     gmm_notice_fn on_notice;
+    gmm_should_stop_fn should_stop; /* NULL: never stop early */
+    gmm_checkpoint_fn on_checkpoint; /* called every checkpoint_every EM iterations of an
+                                        unconverged run (0 or NULL: never) */
+    int checkpoint_every;
+    const gmm_model *init_model; /* not NULL: one run that starts EM from this model's weights,
+                                    means and precisions (an E-step under them first, as
+                                    scikit-learn's warm_start) instead of options->init; its
+                                    K, d and covariance type must be the fit's (n_init is 1) */
     void *user;
 } gmm_options;
 
@@ -201,7 +219,11 @@ void gmm_options_default(gmm_options *options);
 gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, int dim);
 
 /* Fits a model to X (n_samples x dim, row-major float64) with EM, keeping the best of n_init
- * runs. The model is allocated here; free it with gmm_model_free. */
+ * runs. The model is allocated here; free it with gmm_model_free. When options->should_stop
+ * asks for it the fit returns GMM_INTERRUPTED and still fills the model (free it as well): the
+ * best of the runs finished so far and the interrupted one's parameters after its last
+ * iteration (at least one), with that run's converged flag and n_iter; the later runs and the
+ * scores of gmm_fit_scored are skipped. */
 gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                    gmm_model *model);
 
@@ -227,6 +249,13 @@ gmm_status gmm_fit_scored(const double *X, int64_t n_samples, int dim, const gmm
 gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
                              const gmm_options *options, const double *initial_resp,
                              gmm_model *model);
+
+/* As gmm_fit, continuing from start (options->init_model = start): a warm start from saved
+ * parameters. GMM_ERR_ARG naming the field when start's dim, K or covariance type differ from
+ * the data's and the options'. The model records start's init method and seed. */
+gmm_status gmm_fit_from_model(const double *X, int64_t n_samples, int dim,
+                              const gmm_options *options, const gmm_model *start,
+                              gmm_model *model);
 
 /* Per-sample log-likelihood log p(x_i) (score_samples), and optionally the responsibilities
  * (predict_proba, n_samples x K) and the most likely component (predict). Any output may be NULL. */

@@ -145,12 +145,12 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
 
     /* Write beside the target and rename over it, so a reader never sees half a model and a
      * failed save leaves any previous file intact. */
-    tmp_path = malloc(strlen(path) + 5);
+    tmp_path = malloc(strlen(path) + sizeof GMM_MODEL_TEMP_SUFFIX);
     if (!tmp_path) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    sprintf(tmp_path, "%s.tmp", path);
+    sprintf(tmp_path, "%s%s", path, GMM_MODEL_TEMP_SUFFIX);
     if (write_all(tmp_path, buf, total) != 0) {
         st = gmm_error(GMM_ERR_IO, "%s: cannot write: %s", tmp_path, strerror(errno));
         remove(tmp_path);

@@ -22,6 +22,10 @@ extern "C" {
 /* The oldest version gmm_model_load still reads. */
 #define GMM_MODEL_VERSION_OLDEST 1u
 
+/* gmm_model_save writes path + GMM_MODEL_TEMP_SUFFIX and renames it over path, so that a
+ * reader never sees half a model (a program killed mid-save removes that name). */
+#define GMM_MODEL_TEMP_SUFFIX ".tmp"
+
 gmm_status gmm_model_save(const char *path, const gmm_model *model);
 /* Loads into a zeroed model (versions GMM_MODEL_VERSION_OLDEST..GMM_MODEL_VERSION). Truncated
  * file, wrong magic, another version, a bad checksum or inconsistent sizes each give a clear

@@ -1,7 +1,8 @@
 /* Check suite for the EM fit on the CPU backend: agreement with scikit-learn on a fixed problem,
  * recovery of a known well-separated mixture for every covariance type, a lower bound that never
- * decreases, determinism, scores, save/load, sampling, and the failure paths (a singular
- * covariance, an empty component). */
+ * decreases, determinism, scores, save/load, sampling, the failure paths (a singular
+ * covariance, an empty component), and stopping on request, checkpoints and continuing from a
+ * saved model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -581,6 +582,254 @@ START_TEST(test_real_mnist_subset)
 }
 END_TEST
 
+/* ---- stopping, checkpoints and continuing from a model ------------------------------------ */
+
+/* Every model array of a against b: the largest relative error. */
+static double model_rel_error(const gmm_model *a, const gmm_model *b)
+{
+    size_t K = (size_t)b->n_components, d = (size_t)b->dim;
+    size_t n_cov = gmm_cov_size(b->covariance_type, b->n_components, b->dim);
+    double e = tu_rel_error(a->weights, b->weights, K);
+    e = fmax(e, tu_rel_error(a->means, b->means, K * d));
+    e = fmax(e, tu_rel_error(a->covariances, b->covariances, n_cov));
+    return fmax(e, tu_rel_error(a->precisions_cholesky, b->precisions_cholesky, n_cov));
+}
+
+/* The user of the stop and checkpoint callbacks: stops once iteration stop_at of initialisation
+ * stop_init has run; keeps a copy of the checkpoint at iteration copy_at. */
+typedef struct {
+    int stop_init, stop_at;
+    int last_init, last_iter, n_progress;
+    int checkpoints[16], n_checkpoints, copy_at;
+    gmm_model copy;
+} stop_probe;
+
+static void probe_progress(void *user, int init, int iter, double lb, double change, double s)
+{
+    (void)lb; (void)change; (void)s;
+    stop_probe *p = user;
+    p->last_init = init;
+    p->last_iter = iter;
+    p->n_progress++;
+}
+
+static int probe_should_stop(void *user)
+{
+    const stop_probe *p = user;
+    return p->last_init == p->stop_init && p->last_iter >= p->stop_at;
+}
+
+static gmm_status probe_checkpoint(void *user, const gmm_model *so_far)
+{
+    stop_probe *p = user;
+    if (p->n_checkpoints < 16) p->checkpoints[p->n_checkpoints++] = so_far->n_iter;
+    if (so_far->n_iter == p->copy_at) return gmm_model_copy(&p->copy, so_far);
+    return GMM_OK;
+}
+
+/* A fit stopped after iteration 3 returns GMM_INTERRUPTED with exactly the model of a fit
+ * limited to 3 iterations (not converged, n_iter 3), and no scores. */
+START_TEST(test_stop_keeps_model_so_far)
+{
+    gmm_cov_type type = all_types[_i];
+    truth t;
+    double *X = malloc(sizeof(double) * SYN_N * SYN_D);
+    make_truth(type, &t, X, NULL);
+    for (int i = 0; i < SYN_N * SYN_D; i++) X[i] *= 0.1; /* overlapping: many iterations */
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = 4;
+    o.covariance_type = type;
+    o.device = GMM_DEVICE_CPU;
+    o.init = GMM_INIT_RANDOM;
+    o.tol = 0;
+    o.max_iter = 3;
+    gmm_model limited = {0}, stopped = {0};
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &limited));
+    ck_assert_int_eq(limited.n_iter, 3);
+
+    stop_probe probe = {.stop_init = 0, .stop_at = 3};
+    o.max_iter = 100;
+    o.on_progress = probe_progress;
+    o.should_stop = probe_should_stop;
+    o.user = &probe;
+    gmm_fit_scores scores = {0};
+    ck_assert_int_eq(gmm_fit_scored(X, SYN_N, SYN_D, &o, &stopped, &scores), GMM_INTERRUPTED);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_INTERRUPTED), "iteration 3"));
+    ck_assert_int_eq(probe.n_progress, 3);
+    ck_assert_int_eq(stopped.converged, 0);
+    ck_assert_int_eq(stopped.n_iter, 3);
+    ck_assert_int_eq(stopped.max_iter, 100);
+    ck_assert_int_eq(stopped.n_train_samples, SYN_N);
+    ck_assert_double_eq(stopped.lower_bound, limited.lower_bound);
+    ck_assert_double_le(model_rel_error(&stopped, &limited), 1e-13);
+    ck_assert_ptr_null(scores.log_likelihood); /* the final scoring was skipped */
+    ck_assert_ptr_null(scores.proba);
+    gmm_model_free(&limited);
+    gmm_model_free(&stopped);
+    free(X);
+}
+END_TEST
+
+/* With n_init 3, a stop in the second initialisation keeps the better of the first (finished)
+ * run and the second's parameters so far, and never starts the third. */
+START_TEST(test_stop_skips_later_initialisations)
+{
+    truth t;
+    double *X = malloc(sizeof(double) * SYN_N * SYN_D);
+    make_truth(GMM_COV_DIAG, &t, X, NULL);
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = SYN_K;
+    o.covariance_type = GMM_COV_DIAG;
+    o.device = GMM_DEVICE_CPU;
+    o.n_init = 1;
+    o.seed = 5;
+    gmm_model first = {0}, stopped = {0};
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &first)); /* the same first run */
+    ck_assert_int_eq(first.converged, 1);
+    stop_probe probe = {.stop_init = 1, .stop_at = 1};
+    o.n_init = 3;
+    o.on_progress = probe_progress;
+    o.should_stop = probe_should_stop;
+    o.user = &probe;
+    ck_assert_int_eq(gmm_fit(X, SYN_N, SYN_D, &o, &stopped), GMM_INTERRUPTED);
+    ck_assert_int_eq(probe.last_init, 1);
+    ck_assert_int_eq(probe.last_iter, 1);
+    ck_assert_int_eq(probe.n_progress, first.n_iter + 1);
+    /* one iteration of the second run cannot beat a converged first run on this data */
+    ck_assert_int_eq(stopped.converged, 1);
+    ck_assert_int_eq(stopped.n_iter, first.n_iter);
+    ck_assert_double_eq(stopped.lower_bound, first.lower_bound);
+    ck_assert_double_le(model_rel_error(&stopped, &first), 1e-13);
+    gmm_model_free(&first);
+    gmm_model_free(&stopped);
+    free(X);
+}
+END_TEST
+
+/* Checkpoints come every 2 iterations of an unconverged run, each the model a fit limited to
+ * that many iterations returns (marked not converged, the metadata filled). */
+START_TEST(test_checkpoints_every_n_iterations)
+{
+    truth t;
+    double *X = malloc(sizeof(double) * SYN_N * SYN_D);
+    make_truth(GMM_COV_FULL, &t, X, NULL);
+    for (int i = 0; i < SYN_N * SYN_D; i++) X[i] *= 0.1;
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = 4;
+    o.device = GMM_DEVICE_CPU;
+    o.init = GMM_INIT_RANDOM;
+    o.tol = 0;
+    o.max_iter = 4;
+    gmm_model limited = {0}, full = {0};
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &limited));
+    stop_probe probe = {.stop_init = -1, .copy_at = 4};
+    o.max_iter = 7;
+    o.checkpoint_every = 2;
+    o.on_checkpoint = probe_checkpoint;
+    o.user = &probe;
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &full));
+    ck_assert_int_eq(probe.n_checkpoints, 3);
+    ck_assert_int_eq(probe.checkpoints[0], 2);
+    ck_assert_int_eq(probe.checkpoints[1], 4);
+    ck_assert_int_eq(probe.checkpoints[2], 6);
+    ck_assert_int_eq(probe.copy.converged, 0);
+    ck_assert_int_eq(probe.copy.max_iter, 7);
+    ck_assert_int_eq(probe.copy.n_train_samples, SYN_N);
+    ck_assert_double_eq(probe.copy.lower_bound, limited.lower_bound);
+    ck_assert_double_le(model_rel_error(&probe.copy, &limited), 1e-13);
+    gmm_model_free(&probe.copy);
+    gmm_model_free(&limited);
+    gmm_model_free(&full);
+    free(X);
+}
+END_TEST
+
+/* Continuing: 3 iterations, then 2 more from the saved model, equal 5 iterations in one go;
+ * from a converged model the fit converges again at once with the same lower bound. */
+START_TEST(test_continue_from_model)
+{
+    gmm_cov_type type = all_types[_i];
+    truth t;
+    double *X = malloc(sizeof(double) * SYN_N * SYN_D);
+    make_truth(type, &t, X, NULL);
+    for (int i = 0; i < SYN_N * SYN_D; i++) X[i] *= 0.1;
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = 4;
+    o.covariance_type = type;
+    o.device = GMM_DEVICE_CPU;
+    o.init = GMM_INIT_RANDOM;
+    o.seed = 3;
+    o.tol = 0;
+    o.max_iter = 5;
+    gmm_model five = {0}, three = {0}, resumed = {0}, converged = {0}, again = {0};
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &five));
+    o.max_iter = 3;
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &three));
+    /* through the file, as gmm-train --init-from reads it */
+    const char *path = tu_tmp_path("three.bin");
+    TU_CHECK_OK(gmm_model_save(path, &three));
+    gmm_model_free(&three);
+    TU_CHECK_OK(gmm_model_load(path, &three));
+    o.max_iter = 2;
+    o.seed = 12345; /* no random draw when continuing: the seed does not matter */
+    TU_CHECK_OK(gmm_fit_from_model(X, SYN_N, SYN_D, &o, &three, &resumed));
+    ck_assert_int_eq(resumed.n_iter, 2);
+    ck_assert_double_le(tu_rel_error_1(resumed.lower_bound, five.lower_bound), 1e-12);
+    ck_assert_double_le(model_rel_error(&resumed, &five), 1e-10);
+    ck_assert_int_eq(resumed.init, GMM_INIT_RANDOM); /* the chain's initialisation */
+    ck_assert_int_eq((int)resumed.seed, 3);
+
+    o.tol = 1e-7;
+    o.max_iter = 1000;
+    o.seed = 3;
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &converged));
+    ck_assert_int_eq(converged.converged, 1);
+    ck_assert_int_ge(converged.n_iter, 2);
+    o.init_model = &converged; /* the options field, as gmm-train sets it */
+    TU_CHECK_OK(gmm_fit(X, SYN_N, SYN_D, &o, &again));
+    ck_assert_int_eq(again.converged, 1);
+    ck_assert_int_le(again.n_iter, 2);
+    ck_assert_double_le(fabs(again.lower_bound - converged.lower_bound), 1e-6);
+    ck_assert_double_ge(again.lower_bound, converged.lower_bound - 1e-9);
+    gmm_model_free(&five);
+    gmm_model_free(&three);
+    gmm_model_free(&resumed);
+    gmm_model_free(&converged);
+    gmm_model_free(&again);
+    free(X);
+}
+END_TEST
+
+/* A starting model of another shape is a clear error, never a fit. */
+START_TEST(test_continue_from_mismatched_model)
+{
+    double X[40];
+    for (int i = 0; i < 40; i++) X[i] = sin(i * 0.7) + (i % 4);
+    gmm_options o;
+    gmm_options_default(&o);
+    o.device = GMM_DEVICE_CPU;
+    o.n_components = 2;
+    gmm_model start = {0}, m = {0};
+    TU_CHECK_OK(gmm_fit(X, 20, 2, &o, &start));
+    o.n_components = 3;
+    ck_assert_int_eq(gmm_fit_from_model(X, 20, 2, &o, &start, &m), GMM_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_ARG), "2 components but n_components=3"));
+    o.n_components = 2;
+    o.covariance_type = GMM_COV_DIAG;
+    ck_assert_int_eq(gmm_fit_from_model(X, 20, 2, &o, &start, &m), GMM_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_ARG), "full covariance"));
+    o.covariance_type = GMM_COV_FULL;
+    ck_assert_int_eq(gmm_fit_from_model(X, 10, 4, &o, &start, &m), GMM_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_ARG), "dim=2"));
+    ck_assert_ptr_null(m.means);
+    gmm_model_free(&start);
+}
+END_TEST
+
 static Suite *em_suite(void)
 {
     Suite *s = suite_create("em");
@@ -597,6 +846,11 @@ static Suite *em_suite(void)
     tcase_add_loop_test(tc, test_empty_component_reseeded, 0, 4);
     tcase_add_test(tc, test_invalid_options_rejected);
     tcase_add_test(tc, test_real_mnist_subset);
+    tcase_add_loop_test(tc, test_stop_keeps_model_so_far, 0, 4);
+    tcase_add_test(tc, test_stop_skips_later_initialisations);
+    tcase_add_test(tc, test_checkpoints_every_n_iterations);
+    tcase_add_loop_test(tc, test_continue_from_model, 0, 4);
+    tcase_add_test(tc, test_continue_from_mismatched_model);
     suite_add_tcase(s, tc);
     return s;
 }
