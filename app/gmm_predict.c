@@ -151,7 +151,11 @@ int main(int argc, char **argv)
         goto done;
     }
     if (limit > 0) dataset_truncate(&ds, (int)limit);
-    int dim = ds.rows * ds.cols, K = model.n_components;
+    int dim = 0, K = model.n_components;
+    if ((st = dataset_image_dim(&ds, &dim)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
     if (dim != model.dim) {
         rc = cli_error("%s has %d x %d images (%d values) but the model expects %d values",
                        ds.images_path, ds.rows, ds.cols, dim, model.dim);

@@ -243,8 +243,9 @@ int main(int argc, char **argv)
         dataset_truncate(&ds, (int)limit);
         fprintf(stderr, "gmm-train: using the first %d images (--limit)\n", ds.n_samples);
     }
-    int dim = ds.rows * ds.cols;
-    if ((st = gmm_options_validate(&opt, ds.n_samples, dim)) != GMM_OK) {
+    int dim = 0;
+    if ((st = dataset_image_dim(&ds, &dim)) != GMM_OK ||
+        (st = gmm_options_validate(&opt, ds.n_samples, dim)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
