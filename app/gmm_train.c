@@ -10,6 +10,7 @@
 
 #include "app/cli.h"
 #include "app/diagnostics_report.h"
+#include "app/gmm_train_args.h"
 #include "app/images.h"
 #include "app/report.h"
 #include "data/dataset.h"
@@ -102,7 +103,7 @@ enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR };
 
-int main(int argc, char **argv)
+int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
 {
     cli_program = "gmm-train";
     gmm_options opt;
@@ -195,7 +196,9 @@ int main(int argc, char **argv)
             break;
         case OPT_BLUR:
             if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
-            if (!(blur > 0) || blur > 100) return cli_error("--blur must be in (0, 100], got '%s'", optarg);
+            if (!(blur >= GMM_BLUR_SIGMA_MIN) || blur > GMM_BLUR_SIGMA_MAX)
+                return cli_error("--blur must be in [%g, %g], got '%s'", GMM_BLUR_SIGMA_MIN,
+                                 GMM_BLUR_SIGMA_MAX, optarg);
             break;
         case 'q': quiet = 1; break;
         case 'v': opt.verbose = 2; break;
@@ -211,7 +214,23 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
     if (!*output) return cli_error("-o needs a file name");
-    const char *data_path = argv[optind];
+    *args = (gmm_train_args){.opt = opt, .output = output, .png = png, .images_dir = images_dir,
+                             .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
+                             .limit = limit, .quiet = quiet};
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    gmm_train_args args;
+    int parsed = gmm_train_parse_args(argc, argv, &args);
+    if (parsed >= 0) return parsed;
+    gmm_options opt = args.opt;
+    const char *output = args.output, *png = args.png, *images_dir = args.images_dir,
+               *diag_dir = args.diag_dir, *data_path = args.data_path;
+    double blur = args.blur;
+    long long limit = args.limit;
+    int quiet = args.quiet;
 
     int rc = 0;
     gmm_status st;

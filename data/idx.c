@@ -212,6 +212,10 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
     if (!gunzip_fast_available() || sb->st_size < 18 ||
         (uint64_t)sb->st_size > IDX_MAX_DATA_BYTES)
         return 0;
+    unsigned char magic[2];
+    if (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b ||
+        (uint64_t)sb->st_size > memory_budget())
+        return 0;
     size_t in_len = (size_t)sb->st_size;
     uint8_t *in = malloc(in_len), *out = NULL;
     size_t got = 0;
