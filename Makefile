@@ -3,6 +3,7 @@
 #   make              build bin/gmm-train, bin/gmm-predict, bin/gmm-bench
 #   make test         build and run every Check suite (GPU suites skip without a GPU)
 #   make test SANITIZE=1   the same under AddressSanitizer + UndefinedBehaviorSanitizer (CPU code)
+#   make fuzz FUZZ_SECONDS=N   build the libFuzzer harnesses (tests/fuzz/) with clang, run each N s
 #   make demo         install missing packages (apt-get), find or fetch data, train, predict
 #   make examples     regenerate the README's pictures in data/examples/ from MNIST_DIR
 #   CUDA=0|1          force the CUDA backend off or on (default: on when nvcc is found)
@@ -83,6 +84,11 @@ ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
+# FUZZ=1: the build `make fuzz` runs in build-fuzz/ with clang (libFuzzer's coverage + ASan + UBSan)
+ifeq ($(FUZZ),1)
+CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
 
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 ifeq ($(CUDA),1)
@@ -103,7 +109,7 @@ endif
 # Objects remember the configuration they were built with: when CUDA, SANITIZE or the flags
 # change, everything is rebuilt (a CPU-only object must never be linked into a CUDA build).
 CONFIG_STAMP := $(BUILD)/config.stamp
-CONFIG_LINE := CUDA=$(CUDA) LIBDEFLATE=$(HAVE_LIBDEFLATE) SANITIZE=$(SANITIZE) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
+CONFIG_LINE := CUDA=$(CUDA) LIBDEFLATE=$(HAVE_LIBDEFLATE) SANITIZE=$(SANITIZE) FUZZ=$(FUZZ) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && (echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP)))
 endif
@@ -141,7 +147,21 @@ TEST_SUPPORT_OBJ := $(TEST_SUPPORT_C:%.c=$(BUILD)/%.o)
 TEST_C := $(sort $(wildcard tests/test_*.c))
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_C))
 
-.PHONY: all test demo clean help bench check-mnist examples check-layers
+# tests/fuzz/: one libFuzzer harness per parser (fuzz_<target>.c, LLVMFuzzerTestOneInput), its
+# seed corpus in corpus/<target>/ and the crash inputs found in regressions/<target>/. `make test`
+# replays both through the same harness compiled without libFuzzer (replay_main.c, gcc); `make
+# fuzz` builds the harnesses with clang in build-fuzz/ and runs each FUZZ_SECONDS seconds.
+# The option-parser harnesses link the program's own object with its main renamed.
+FUZZ_TARGETS := idx model dataset train_args predict_args
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_COMMON_OBJ := $(BUILD)/tests/fuzz/fuzz_util.o
+FUZZ_APP_OBJ_train_args := $(BUILD)/app/gmm_train.nomain.o $(APP_SUPPORT_OBJ)
+FUZZ_APP_OBJ_predict_args := $(BUILD)/app/gmm_predict.nomain.o $(APP_SUPPORT_OBJ)
+REPLAYS := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
+
+.PHONY: all test demo clean help bench check-mnist examples check-layers fuzz fuzz-replay
 all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
@@ -180,12 +200,37 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(BENCH_LIB) 
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(LDLIBS) -o $@
 
-test: $(TESTS) $(PROGRAMS) $(BIN)/gmm-download-mnist
+$(BUILD)/app/%.nomain.o: app/%.c $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=$*_program_main -c $< -o $@
+
+.SECONDEXPANSION:
+$(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
+test: $(TESTS) $(PROGRAMS) $(BIN)/gmm-download-mnist $(REPLAYS)
 ifneq ($(HAVE_CHECK),1)
 	$(error Check was not found: install it (apt-get install check) to run the tests)
 endif
 	tests/check_layers.sh
 	@GMM_BIN=$(abspath $(BIN)) tests/run_suites.sh $(TESTS)
+	@$(MAKE) --no-print-directory fuzz-replay
+
+# Every crash regression and seed-corpus file through its harness, without libFuzzer.
+fuzz-replay: $(REPLAYS)
+	@for t in $(FUZZ_TARGETS); do \
+	  $(BUILD)/tests/fuzz/replay_$$t tests/fuzz/regressions/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+fuzz:
+	$(MAKE) FUZZ=1 CC=$(FUZZ_CC) CUDA=0 SANITIZE=0 BUILD=$(FUZZ_BUILD) BIN=$(FUZZ_BUILD)/bin \
+	  $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
+	FUZZ_BUILD=$(FUZZ_BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The layer order (app, bench -> models -> linalg -> kernels): fails on an include that runs upward.
 check-layers:
@@ -206,9 +251,9 @@ bench: $(PROGRAMS)
 	$(BIN)/gmm-bench all
 
 clean:
-	rm -rf build build-sanitize bin
+	rm -rf build build-sanitize build-fuzz bin
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,14p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -10,6 +10,7 @@
 
 #include "app/cli.h"
 #include "app/diagnostics_report.h"
+#include "app/gmm_predict_args.h"
 #include "app/images.h"
 #include "app/report.h"
 #include "data/dataset.h"
@@ -73,16 +74,14 @@ static int choose_blur(const gmm_model *model, double *blur)
 
 enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE, OPT_DIAGNOSTICS, OPT_IMAGES, OPT_BLUR };
 
-int main(int argc, char **argv)
+int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
 {
     cli_program = "gmm-predict";
-    cli_apply_environment(NULL);
     const char *out_csv = NULL;
     int proba = 0;
     long long limit = 0;
     const char *diag_dir = NULL, *images_dir = NULL;
     double blur = 0;
-    gmm_gpu *gpu = NULL;
     gmm_device device = GMM_DEVICE_AUTO;
     static const struct option longopts[] = {
         {"out", required_argument, 0, OPT_OUT}, {"proba", no_argument, 0, OPT_PROBA},
@@ -106,7 +105,9 @@ int main(int argc, char **argv)
             break;
         case OPT_BLUR:
             if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
-            if (!(blur > 0) || blur > 100) return cli_error("--blur must be in (0, 100], got '%s'", optarg);
+            if (!(blur >= GMM_BLUR_SIGMA_MIN) || blur > GMM_BLUR_SIGMA_MAX)
+                return cli_error("--blur must be in [%g, %g], got '%s'", GMM_BLUR_SIGMA_MIN,
+                                 GMM_BLUR_SIGMA_MAX, optarg);
             break;
         case OPT_LIMIT:
             if (cli_parse_int("--limit", optarg, 1, INT32_MAX, &limit)) return 1;
@@ -128,6 +129,26 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 2) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 2]);
     if (proba && !out_csv) return cli_error("--proba needs --out FILE");
+    *args = (gmm_predict_args){.model_path = argv[optind],
+                               .data_path = argc - optind == 2 ? argv[optind + 1] : NULL,
+                               .out_csv = out_csv, .diag_dir = diag_dir,
+                               .images_dir = images_dir, .proba = proba, .limit = limit,
+                               .blur = blur, .device = device};
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    cli_apply_environment(NULL);
+    gmm_predict_args args;
+    int parsed = gmm_predict_parse_args(argc, argv, &args);
+    if (parsed >= 0) return parsed;
+    const char *out_csv = args.out_csv, *diag_dir = args.diag_dir, *images_dir = args.images_dir;
+    int proba = args.proba;
+    long long limit = args.limit;
+    double blur = args.blur;
+    gmm_device device = args.device;
+    gmm_gpu *gpu = NULL;
 
     int rc = 0;
     gmm_status st;
@@ -137,11 +158,11 @@ int main(int argc, char **argv)
     int *assign = NULL;
     FILE *csv = NULL;
     diag_scores scores = {0};
-    if ((st = gmm_model_load(argv[optind], &model)) != GMM_OK) return cli_fail(st);
+    if ((st = gmm_model_load(args.model_path, &model)) != GMM_OK) return cli_fail(st);
     if ((rc = choose_blur(&model, &blur))) goto done;
     char data_path[1100];
-    if (argc - optind == 2) {
-        snprintf(data_path, sizeof data_path, "%s", argv[optind + 1]);
+    if (args.data_path) {
+        snprintf(data_path, sizeof data_path, "%s", args.data_path);
     } else if (default_data_path(&model, data_path, sizeof data_path) != 0) {
         rc = cli_error("the model does not name a training directory; give the data to predict");
         goto done;
@@ -151,7 +172,11 @@ int main(int argc, char **argv)
         goto done;
     }
     if (limit > 0) dataset_truncate(&ds, (int)limit);
-    int dim = ds.rows * ds.cols, K = model.n_components;
+    int dim = 0, K = model.n_components;
+    if ((st = dataset_image_dim(&ds, &dim)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
     if (dim != model.dim) {
         rc = cli_error("%s has %d x %d images (%d values) but the model expects %d values",
                        ds.images_path, ds.rows, ds.cols, dim, model.dim);

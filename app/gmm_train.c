@@ -12,6 +12,7 @@
 
 #include "app/cli.h"
 #include "app/diagnostics_report.h"
+#include "app/gmm_train_args.h"
 #include "app/images.h"
 #include "app/report.h"
 #include "data/dataset.h"
@@ -193,7 +194,7 @@ enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM };
 
-int main(int argc, char **argv)
+int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
 {
     cli_program = "gmm-train";
     gmm_options opt;
@@ -291,7 +292,9 @@ int main(int argc, char **argv)
             break;
         case OPT_BLUR:
             if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
-            if (!(blur > 0) || blur > 100) return cli_error("--blur must be in (0, 100], got '%s'", optarg);
+            if (!(blur >= GMM_BLUR_SIGMA_MIN) || blur > GMM_BLUR_SIGMA_MAX)
+                return cli_error("--blur must be in [%g, %g], got '%s'", GMM_BLUR_SIGMA_MIN,
+                                 GMM_BLUR_SIGMA_MAX, optarg);
             break;
         case OPT_CHECKPOINT:
             if (cli_parse_int("--checkpoint", optarg, 1, INT_MAX, &v)) return 1;
@@ -315,10 +318,27 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
     if (!*output) return cli_error("-o needs a file name");
+    *args = (gmm_train_args){.opt = opt, .output = output, .png = png, .images_dir = images_dir,
+                             .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
+                             .limit = limit, .quiet = quiet, .init_from = init_from,
+                             .k_given = k_given, .cov_given = cov_given};
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    gmm_train_args args;
+    int parsed = gmm_train_parse_args(argc, argv, &args);
+    if (parsed >= 0) return parsed;
+    gmm_options opt = args.opt;
+    const char *output = args.output, *png = args.png, *images_dir = args.images_dir,
+               *diag_dir = args.diag_dir, *data_path = args.data_path, *init_from = args.init_from;
+    double blur = args.blur;
+    long long limit = args.limit;
+    int quiet = args.quiet, k_given = args.k_given, cov_given = args.cov_given;
     if (strlen(output) + sizeof GMM_MODEL_TEMP_SUFFIX > sizeof save_temp_path)
         return cli_error("-o: the file name is longer than %d bytes", PATH_MAX - 1);
     snprintf(save_temp_path, sizeof save_temp_path, "%s%s", output, GMM_MODEL_TEMP_SUFFIX);
-    const char *data_path = argv[optind];
 
     int rc = 0;
     gmm_status st;
@@ -377,7 +397,11 @@ int main(int argc, char **argv)
         dataset_truncate(&ds, (int)limit);
         fprintf(stderr, "gmm-train: using the first %d images (--limit)\n", ds.n_samples);
     }
-    int dim = ds.rows * ds.cols;
+    int dim = 0;
+    if ((st = dataset_image_dim(&ds, &dim)) != GMM_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
     if (init_from && start.dim != dim) {
         rc = cli_error("--init-from %s: the model is for %d features (%d x %d images), the data "
                        "has %d x %d images", init_from, start.dim, start.image_rows,

@@ -139,6 +139,24 @@ gmm_status dataset_load(const char *path, dataset_split split, dataset *out)
     return load_files(images_path, labels_path, out);
 }
 
+gmm_status dataset_image_dim(const dataset *ds, int *dim)
+{
+    if (!ds || !dim) return gmm_error(GMM_ERR_ARG, "dataset_image_dim: NULL argument");
+    *dim = 0;
+    const int64_t values = (int64_t)ds->rows * (int64_t)ds->cols;
+    if (ds->rows < 1 || ds->cols < 1)
+        return gmm_error(GMM_ERR_FORMAT, "%s: images of %d x %d values", ds->images_path,
+                         ds->rows, ds->cols);
+    if (values > DATASET_MAX_IMAGE_VALUES)
+        return gmm_error(GMM_ERR_FORMAT,
+                         "%s: images of %d x %d = %lld values, more than the %d (4096 x 4096) "
+                         "that gmm takes",
+                         ds->images_path, ds->rows, ds->cols, (long long)values,
+                         DATASET_MAX_IMAGE_VALUES);
+    *dim = (int)values;
+    return GMM_OK;
+}
+
 void dataset_truncate(dataset *ds, int n)
 {
     if (!ds || n <= 0 || n >= ds->n_samples) return;

@@ -27,6 +27,14 @@ typedef struct {
  * ignored). A missing directory or file is GMM_ERR_IO with a clear detail. */
 gmm_status dataset_load(const char *path, dataset_split split, dataset *out);
 
+/* The largest image, in values, that the programs take (4096 x 4096): far above any image set
+ * a Gaussian mixture is fitted to, and small enough that K x d x d stays an honest error. */
+#define DATASET_MAX_IMAGE_VALUES (1 << 24)
+
+/* rows * cols of the dataset's images, computed in 64 bits: GMM_ERR_FORMAT naming the file when
+ * it does not fit an int or exceeds DATASET_MAX_IMAGE_VALUES, or a dimension is not positive. */
+gmm_status dataset_image_dim(const dataset *ds, int *dim);
+
 /* Keeps only the first n samples (no-op when n <= 0 or n >= n_samples). */
 void dataset_truncate(dataset *ds, int n);
 

@@ -1,6 +1,8 @@
-/* IDX (MNIST format) reading and writing through zlib, which reads raw and gzip files alike; a
- * well-formed single-member .gz file is inflated in one piece by libdeflate when the build has it
- * (data/gunzip.h), several times faster, and everything else takes the zlib path. */
+/* IDX (MNIST format) reading and writing: raw files read as they are, gzip files inflated member
+ * by member through zlib (bytes after the last member are an error); a well-formed single-member
+ * .gz file is inflated in one piece by libdeflate when the build has it (data/gunzip.h), several
+ * times faster. Only regular files are opened, and a header promising more than the machine's
+ * memory fails before anything is allocated. */
 #include "data/idx.h"
 
 #include "data/gunzip.h"
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -53,36 +56,171 @@ static void put_be32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
-/* Where the bytes come from: zlib's stream (raw or gzip), or the whole file already inflated in
- * memory by the fast path. */
+/* Where the bytes come from: the file itself (raw IDX), the file inflated member by member
+ * through zlib (gzip), or the whole file already inflated in memory by the fast path. */
 typedef struct {
-    gzFile gz;          /* NULL when mem holds the file's content */
-    uint8_t *mem;
+    int fd;
+    const char *path;
+    int gzip;             /* the content is inflated through zs */
+    int zs_live;          /* inflateInit2 was called */
+    int stream_done;      /* gzip: the last member ended and no byte follows it */
+    z_stream zs;
+    unsigned char *in;    /* IDX_IN_BUF bytes read from the file, not yet used */
+    size_t in_pos, in_len; /* raw files: the bytes of in still to be handed out */
+    off_t file_size;
+    uint64_t produced;    /* content bytes handed out so far */
+    uint64_t wanted;      /* what the header promises, for messages (0 until known) */
+    uint8_t *mem;         /* the fast path's inflated content, or NULL */
     size_t mem_len, mem_pos;
 } idx_source;
 
-static int src_read(idx_source *src, void *buf, unsigned len)
+#define IDX_IN_BUF ((size_t)1 << 18)
+
+/* The memory this process can have: the machine's physical memory, lowered by an address-space
+ * or data-segment limit when one is set. */
+static uint64_t memory_budget(void)
 {
-    if (src->gz) return gzread(src->gz, buf, len);
-    size_t n = src->mem_len - src->mem_pos < len ? src->mem_len - src->mem_pos : len;
-    memcpy(buf, src->mem + src->mem_pos, n);
-    src->mem_pos += n;
-    return (int)n;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
+    const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (int i = 0; i < 2; i++) {
+        struct rlimit rl;
+        if (getrlimit(limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            (uint64_t)rl.rlim_cur < budget)
+            budget = (uint64_t)rl.rlim_cur;
+    }
+    return budget;
+}
+
+/* read() that retries on EINTR; -1 on error (errno set). */
+static ssize_t read_some(int fd, void *buf, size_t len)
+{
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0 || errno != EINTR) return n;
+    }
+}
+
+/* Refills in with the file's next bytes (after moving the keep bytes still unused in front);
+ * returns the count read (0 at the end of the file) or -1. */
+static ssize_t src_fill(idx_source *s, const unsigned char *keep, size_t n_keep)
+{
+    if (n_keep) memmove(s->in, keep, n_keep);
+    ssize_t n = read_some(s->fd, s->in + n_keep, IDX_IN_BUF - n_keep);
+    s->zs.next_in = s->in;
+    s->zs.avail_in = (uInt)(n_keep + (n > 0 ? (size_t)n : 0));
+    return n;
+}
+
+/* A gzip member just ended: another member may follow (gzip -d reads concatenated members as one
+ * stream, so do we); the file may end; anything else is an error naming the extra bytes. */
+static gmm_status src_next_member(idx_source *s)
+{
+    if (s->zs.avail_in < 2) {
+        ssize_t n = src_fill(s, s->zs.next_in, s->zs.avail_in);
+        if (n < 0) return gmm_error(GMM_ERR_IO, "%s: read error: %s", s->path, strerror(errno));
+    }
+    if (s->zs.avail_in == 0) {
+        s->stream_done = 1;
+        return GMM_OK;
+    }
+    if (s->zs.avail_in < 2 || s->zs.next_in[0] != 0x1f || s->zs.next_in[1] != 0x8b) {
+        off_t pos = lseek(s->fd, 0, SEEK_CUR);
+        uint64_t extra = s->zs.avail_in;
+        if (pos >= 0 && s->file_size >= pos) extra += (uint64_t)(s->file_size - pos);
+        return gmm_error(GMM_ERR_FORMAT,
+                         "%s: %" PRIu64 " byte%s after the end of the gzip stream (neither the end "
+                         "of the file nor another gzip member)",
+                         s->path, extra, extra == 1 ? "" : "s");
+    }
+    if (inflateReset(&s->zs) != Z_OK)
+        return gmm_error(GMM_ERR_FORMAT, "%s: cannot restart zlib for the next gzip member",
+                         s->path);
+    return GMM_OK;
+}
+
+/* Reads up to len content bytes into buf; *got is what arrived (less than len only at the end of
+ * the content). A corrupt or cut gzip stream or a read error is the status. */
+static gmm_status src_read(idx_source *s, void *buf, size_t len, size_t *got)
+{
+    unsigned char *out = buf;
+    size_t total = 0;
+    *got = 0;
+    if (s->mem) {
+        size_t n = s->mem_len - s->mem_pos < len ? s->mem_len - s->mem_pos : len;
+        memcpy(out, s->mem + s->mem_pos, n);
+        s->mem_pos += n;
+        total = n;
+    } else if (!s->gzip) {
+        while (total < len) {
+            if (s->in_pos < s->in_len) {
+                size_t n = s->in_len - s->in_pos < len - total ? s->in_len - s->in_pos : len - total;
+                memcpy(out + total, s->in + s->in_pos, n);
+                s->in_pos += n;
+                total += n;
+                continue;
+            }
+            size_t ask = len - total < IDX_IO_CHUNK ? len - total : IDX_IO_CHUNK;
+            ssize_t n = read_some(s->fd, out + total, ask);
+            if (n < 0) return gmm_error(GMM_ERR_IO, "%s: read error: %s", s->path, strerror(errno));
+            if (n == 0) break;
+            total += (size_t)n;
+        }
+    } else {
+        while (total < len && !s->stream_done) {
+            if (s->zs.avail_in == 0) {
+                ssize_t n = src_fill(s, NULL, 0);
+                if (n < 0)
+                    return gmm_error(GMM_ERR_IO, "%s: read error: %s", s->path, strerror(errno));
+                if (n == 0) {
+                    uint64_t done = s->produced + total;
+                    return gmm_error(GMM_ERR_FORMAT,
+                                     "%s: truncated gzip stream (compressed data end early) "
+                                     "after %" PRIu64 " of %" PRIu64 " bytes",
+                                     s->path, done, s->wanted > done ? s->wanted : done);
+                }
+            }
+            size_t ask = len - total < IDX_IO_CHUNK ? len - total : IDX_IO_CHUNK;
+            s->zs.next_out = out + total;
+            s->zs.avail_out = (uInt)ask;
+            int zr = inflate(&s->zs, Z_NO_FLUSH);
+            total += ask - s->zs.avail_out;
+            if (zr == Z_STREAM_END) {
+                gmm_status st = src_next_member(s);
+                if (st != GMM_OK) return st;
+            } else if (zr == Z_DATA_ERROR) {
+                return gmm_error(GMM_ERR_FORMAT, "%s: corrupt gzip stream (%s)", s->path,
+                                 s->zs.msg ? s->zs.msg : "invalid data");
+            } else if (zr == Z_MEM_ERROR) {
+                return gmm_error(GMM_ERR_NOMEM, "%s: zlib out of memory", s->path);
+            } else if (zr != Z_OK && !(zr == Z_BUF_ERROR && s->zs.avail_in == 0)) {
+                return gmm_error(GMM_ERR_FORMAT, "%s: gzip stream error (zlib code %d)", s->path,
+                                 zr);
+            }
+        }
+    }
+    s->produced += total;
+    *got = total;
+    return GMM_OK;
 }
 
 /* The fast path: the whole regular file read, and inflated by libdeflate when it is one clean gzip
- * member whose trailer's length (ISIZE) is plausible. 1 when src->mem now holds the content; 0
- * (nothing kept, file offset back at 0) when the zlib path must read it. */
+ * member whose trailer's length (ISIZE) is plausible and fits in memory. 1 when src->mem now
+ * holds the content; 0 (nothing kept, file offset back at 0) when the zlib path must read it. */
 static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
 {
-    if (!gunzip_fast_available() || !S_ISREG(sb->st_mode) || sb->st_size < 18 ||
+    if (!gunzip_fast_available() || sb->st_size < 18 ||
         (uint64_t)sb->st_size > IDX_MAX_DATA_BYTES)
+        return 0;
+    unsigned char magic[2];
+    if (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b ||
+        (uint64_t)sb->st_size > memory_budget())
         return 0;
     size_t in_len = (size_t)sb->st_size;
     uint8_t *in = malloc(in_len), *out = NULL;
     size_t got = 0;
     while (in && got < in_len) {
-        ssize_t n = read(fd, in + got, in_len - got);
+        ssize_t n = read_some(fd, in + got, in_len - got);
         if (n <= 0) break;
         got += (size_t)n;
     }
@@ -91,9 +229,11 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
     if (ok) {
         for (int i = 0; i < 4; i++) isize |= (size_t)in[in_len - 4 + i] << (8 * i);
         /* deflate expands at most 1032:1, so a trailer claiming more is not believed (nor
-         * allocated for): the zlib path then says what is wrong */
+         * allocated for), and neither is one claiming more than the memory there is: the zlib
+         * path then says what is wrong */
         ok = isize >= 8 && isize <= IDX_MAX_DATA_BYTES && isize <= (uint64_t)in_len * 1032 &&
-             (out = malloc(isize)) != NULL && gunzip_fast_exact(in, in_len, out, isize);
+             isize <= memory_budget() && (out = malloc(isize)) != NULL &&
+             gunzip_fast_exact(in, in_len, out, isize);
     }
     free(in);
     if (!ok) {
@@ -106,44 +246,49 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
     return 1;
 }
 
-/* After gzread returned less than asked: a zlib error (corrupt or cut gzip stream, read error)
- * becomes the status; GMM_OK means the underlying file simply ended. */
-static gmm_status gz_read_error(idx_source *src, const char *path, uint64_t done, uint64_t wanted)
+/* Reads up to len bytes; *got is what arrived. Short only at the end of the content. */
+static gmm_status gz_read_full(idx_source *src, const char *path, void *buf, size_t len,
+                               size_t *got, uint64_t done_before, uint64_t wanted)
 {
-    if (!src->gz) return GMM_OK; /* inflated in memory: only its end */
-    gzFile gz = src->gz;
-    int errnum = Z_OK;
-    const char *msg = gzerror(gz, &errnum);
-    if (errnum == Z_BUF_ERROR)
-        return gmm_error(GMM_ERR_FORMAT,
-                         "%s: truncated gzip stream (compressed data end early) after %" PRIu64
-                         " of %" PRIu64 " bytes",
-                         path, done, wanted);
-    if (errnum == Z_DATA_ERROR)
-        return gmm_error(GMM_ERR_FORMAT, "%s: corrupt gzip stream (%s)", path, msg);
-    if (errnum == Z_MEM_ERROR) return gmm_error(GMM_ERR_NOMEM, "%s: zlib out of memory", path);
-    if (errnum == Z_ERRNO)
-        return gmm_error(GMM_ERR_IO, "%s: read error: %s", path, strerror(errno));
-    if (errnum != Z_OK) return gmm_error(GMM_ERR_IO, "%s: read error: %s", path, msg);
-    return GMM_OK;
+    (void)path;
+    (void)done_before;
+    if (wanted > src->wanted) src->wanted = wanted;
+    return src_read(src, buf, len, got);
 }
 
-/* Reads up to len bytes, looping because gzread may return short counts. *got is what arrived. */
-static gmm_status gz_read_full(idx_source *gz, const char *path, void *buf, size_t len, size_t *got,
-                               uint64_t done_before, uint64_t wanted)
+/* Opens path for reading only when it is a regular file: O_NONBLOCK so that a FIFO without a
+ * writer cannot block the open, then fstat, then blocking reads again. -1 with the status set. */
+static int open_regular(const char *path, const char *kind, struct stat *sb, gmm_status *st)
 {
-    unsigned char *p = buf;
-    size_t total = 0;
-    while (total < len) {
-        size_t ask = len - total < IDX_IO_CHUNK ? len - total : IDX_IO_CHUNK;
-        int n = src_read(gz, p + total, (unsigned)ask);
-        if (n < 0) return gz_read_error(gz, path, done_before + total, wanted);
-        if (n == 0) break;
-        total += (size_t)n;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+        return -1;
     }
-    *got = total;
-    if (total < len) return gz_read_error(gz, path, done_before + total, wanted);
-    return GMM_OK;
+    if (fstat(fd, sb) != 0) {
+        *st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(sb->st_mode)) {
+        const char *what = S_ISDIR(sb->st_mode)    ? "a directory"
+                           : S_ISFIFO(sb->st_mode) ? "a FIFO (named pipe)"
+                           : S_ISCHR(sb->st_mode)  ? "a character device"
+                           : S_ISBLK(sb->st_mode)  ? "a block device"
+                           : S_ISSOCK(sb->st_mode) ? "a socket"
+                                                   : "not a regular file";
+        *st = gmm_error(GMM_ERR_IO, "%s: is %s, expected a regular IDX %s file", path, what,
+                        kind);
+        close(fd);
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        *st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
@@ -160,30 +305,39 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     memset(out, 0, sizeof *out);
     if (!path) return gmm_error(GMM_ERR_ARG, "idx: NULL path");
 
-    fd = open(path, O_RDONLY);
-    if (fd < 0) return gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
     struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        st = gmm_error(GMM_ERR_IO, "%s: is a directory, expected an IDX %s file", path, kind);
-        goto fail;
-    }
+    fd = open_regular(path, kind, &sb, &st);
+    if (fd < 0) return st;
+    src.fd = fd;
+    src.path = path;
+    src.file_size = sb.st_size;
     int fast = fast_gunzip(fd, &sb, &src);
     if (fast < 0) {
         st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
         goto fail;
     }
     if (!fast) {
-        src.gz = gzdopen(fd, "rb");
-        if (!src.gz) {
-            st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
+        src.in = malloc(IDX_IN_BUF);
+        if (!src.in) {
+            st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate a read buffer", path);
             goto fail;
         }
-        fd = -1; /* owned by gz now */
-        gzbuffer(src.gz, 1u << 18);
+        ssize_t n = src_fill(&src, NULL, 0);
+        if (n < 0) {
+            st = gmm_error(GMM_ERR_IO, "%s: read error: %s", path, strerror(errno));
+            goto fail;
+        }
+        src.in_len = (size_t)n;
+        if (n >= 2 && src.in[0] == 0x1f && src.in[1] == 0x8b) {
+            src.gzip = 1;
+            if (inflateInit2(&src.zs, 16 + MAX_WBITS) != Z_OK) {
+                st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
+                goto fail;
+            }
+            src.zs_live = 1;
+            src.zs.next_in = src.in;
+            src.zs.avail_in = (uInt)n;
+        }
     }
 
     unsigned char header[IDX_HEADER_MAX];
@@ -199,7 +353,7 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
                        path, got);
         goto fail;
     }
-    const int compressed = src.gz ? !gzdirect(src.gz) : 1;
+    const int compressed = src.mem || src.gzip;
     const uint32_t magic = be32(header);
     const unsigned type = header[2], n_dims = header[3];
     if (header[0] != 0 || header[1] != 0) {
@@ -257,9 +411,27 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     }
     const uint64_t data_bytes = (uint64_t)count * item_bytes;
     const uint64_t expected_len = header_len + data_bytes;
+    /* Programs index an image's values with an int: its size must fit one. */
+    if (item_bytes > INT_MAX) {
+        st = gmm_error(GMM_ERR_FORMAT,
+                       "%s: header declares images of %" PRIu32 " x %" PRIu32 " = %" PRIu64
+                       " values, more than %d",
+                       path, rows, cols, item_bytes, INT_MAX);
+        goto fail;
+    }
+    /* Before reading or allocating anything: will it fit in the memory there is? */
+    const uint64_t budget = memory_budget();
+    if (data_bytes > budget) {
+        st = gmm_error(GMM_ERR_NOMEM,
+                       "%s: header declares %" PRIu32 " items of %" PRIu32 "x%" PRIu32
+                       " = %" PRIu64 " bytes of data, more than the %" PRIu64
+                       " bytes of memory this machine has (physical memory or process limit)",
+                       path, count, rows, cols, data_bytes, budget);
+        goto fail;
+    }
 
     /* A raw file's length is known up front: say exactly what is wrong before allocating. */
-    if (!compressed && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size != expected_len) {
+    if (!compressed && (uint64_t)sb.st_size != expected_len) {
         if ((uint64_t)sb.st_size < expected_len)
             st = gmm_error(GMM_ERR_FORMAT,
                            "%s: truncated: header declares %" PRIu32 " items of %" PRIu32
@@ -315,21 +487,14 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     }
 
     /* Trailing data means the header and the content disagree; reading on also surfaces a gzip
-     * stream cut between the last data byte and its CRC trailer. */
+     * stream cut between the last data byte and its CRC trailer, and bytes after the stream. */
     unsigned char extra[4096];
     uint64_t n_extra = 0;
     for (;;) {
-        int n = src_read(gz, extra, sizeof extra);
-        if (n < 0) {
-            st = gz_read_error(gz, path, expected_len + n_extra, expected_len);
-            goto fail;
-        }
-        if (n == 0) {
-            st = gz_read_error(gz, path, expected_len + n_extra, expected_len);
-            if (st != GMM_OK) goto fail;
-            break;
-        }
-        n_extra += (uint64_t)n;
+        st = src_read(&src, extra, sizeof extra, &got);
+        if (st != GMM_OK) goto fail;
+        if (got == 0) break;
+        n_extra += got;
         if (n_extra > ((uint64_t)1 << 30)) break; /* enough to report; do not read forever */
     }
     if (n_extra > 0) {
@@ -341,14 +506,10 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
         goto fail;
     }
 
-    int zst = src.gz ? gzclose(src.gz) : Z_OK;
-    src.gz = NULL;
-    if (zst != Z_OK) {
-        st = gmm_error(GMM_ERR_IO, "%s: error closing file (zlib code %d)", path, zst);
-        goto fail;
-    }
+    if (src.zs_live) inflateEnd(&src.zs);
+    free(src.in);
     free(src.mem);
-    if (fd >= 0) close(fd);
+    close(fd);
     out->n_items = (int)count;
     out->rows = (int)rows;
     out->cols = (int)cols;
@@ -357,7 +518,8 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
 
 fail:
     free(data);
-    if (src.gz) gzclose(src.gz);
+    if (src.zs_live) inflateEnd(&src.zs);
+    free(src.in);
     free(src.mem);
     if (fd >= 0) close(fd);
     return st;

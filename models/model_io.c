@@ -5,6 +5,7 @@
 #include "data/gunzip.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -219,12 +220,27 @@ static gmm_status read_whole_file(const char *path, unsigned char **data, size_t
     *size = 0;
     gmm_status st = GMM_OK;
     unsigned char *buf = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gmm_error(GMM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    /* O_NONBLOCK so that a FIFO without a writer cannot block the open; only a regular file is
+     * read, and with blocking reads again */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return gmm_error(GMM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
 
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = gmm_error(GMM_ERR_IO, "%s: not a regular file", path);
+    if (fstat(fd, &sb) != 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        st = gmm_error(GMM_ERR_IO, "%s: not a regular file (it is %s), expected a model file", path,
+                       S_ISDIR(sb.st_mode)    ? "a directory"
+                       : S_ISFIFO(sb.st_mode) ? "a FIFO (named pipe)"
+                       : S_ISCHR(sb.st_mode)  ? "a character device"
+                                              : "not a regular file");
+        goto fail;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
         goto fail;
     }
     if ((uint64_t)sb.st_size > SIZE_MAX - 1) {
@@ -237,9 +253,15 @@ static gmm_status read_whole_file(const char *path, unsigned char **data, size_t
         st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate %zu bytes to read it", path, n);
         goto fail;
     }
-    if (fread(buf, 1, n, f) != n) {
-        st = gmm_error(GMM_ERR_IO, "%s: read failed", path);
-        goto fail;
+    for (size_t got = 0; got < n;) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            st = gmm_error(GMM_ERR_IO, "%s: read failed%s%s", path, r < 0 ? ": " : " (file shrank)",
+                           r < 0 ? strerror(errno) : "");
+            goto fail;
+        }
+        got += (size_t)r;
     }
     *data = buf;
     *size = n;
@@ -247,7 +269,7 @@ static gmm_status read_whole_file(const char *path, unsigned char **data, size_t
 
 fail:
     free(buf);
-    fclose(f);
+    close(fd);
     return st;
 }
 
@@ -367,11 +389,22 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
     if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
-        init > GMM_INIT_KNN || n_train > INT64_MAX || !(blur_sigma >= 0) || !isfinite(blur_sigma)) {
-        st = gmm_error(GMM_ERR_FORMAT, "%s: invalid training metadata", path);
+        init > GMM_INIT_KNN || n_train > INT64_MAX) {
+        st = gmm_error(GMM_ERR_FORMAT,
+                       "%s: invalid training metadata (converged %u, n_iter %u, max_iter %u, "
+                       "n_init %u, init %u, n_train_samples %llu)",
+                       path, converged, n_iter, max_iter, n_init, init,
+                       (unsigned long long)n_train);
         goto fail;
     }
 
+    const unsigned char *nul = memchr(r.p, 0, path_len);
+    if (nul) {
+        st = gmm_error(GMM_ERR_FORMAT,
+                       "%s: the data path (%u bytes) has a NUL byte at offset %td; a path cannot "
+                       "hold one", path, path_len, nul - r.p);
+        goto fail;
+    }
     st = gmm_model_alloc(&m, (int)n_components, (int)dim, (gmm_cov_type)cov_type);
     if (st != GMM_OK) goto fail;
     m.image_rows = (int)rows;
@@ -394,6 +427,14 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     get_f64_array(&r, m.means, k * d);
     get_f64_array(&r, m.covariances, n_cov);
     get_f64_array(&r, m.precisions_cholesky, n_cov);
+
+    st = gmm_model_check(&m);
+    if (st != GMM_OK) {
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s", gmm_error_message(st));
+        st = gmm_error(st, "%s: %s", path, detail);
+        goto fail;
+    }
 
     free(data);
     *model = m;

@@ -19,6 +19,10 @@ extern "C" {
 #endif
 
 #define GMM_MODEL_VERSION 2u
+/* The blur sigma a model (and the programs' --blur) may have besides 0 (none): below 0.01 pixel
+ * the 5x5 filter is the identity, and its square must not underflow. */
+#define GMM_BLUR_SIGMA_MIN 0.01
+#define GMM_BLUR_SIGMA_MAX 100.0
 /* The oldest version gmm_model_load still reads. */
 #define GMM_MODEL_VERSION_OLDEST 1u
 
@@ -28,9 +32,18 @@ extern "C" {
 
 gmm_status gmm_model_save(const char *path, const gmm_model *model);
 /* Loads into a zeroed model (versions GMM_MODEL_VERSION_OLDEST..GMM_MODEL_VERSION). Truncated
- * file, wrong magic, another version, a bad checksum or inconsistent sizes each give a clear
- * error (GMM_ERR_FORMAT / _VERSION / _CHECKSUM). */
+ * file, wrong magic, another version, a bad checksum, inconsistent sizes, a data path with a NUL
+ * byte, a path that is not a regular file (a FIFO fails at once) or a model that fails
+ * gmm_model_check each give a clear error (GMM_ERR_FORMAT / _VERSION / _CHECKSUM / _IO). */
 gmm_status gmm_model_load(const char *path, gmm_model *model);
+
+/* What the checksum cannot vouch for (gmm_model_load calls it; models/model_check.c): every
+ * value finite (and at most 1e100 in magnitude); weights >= 0 summing to 1 within 1e-6; full and
+ * tied precision factors upper triangular with a positive diagonal and U^T C U = I within 1e-6
+ * (relative, on two dense probe vectors); diag and spherical variances and precisions > 0 with
+ * variance x precision^2 = 1 within 1e-6; blur sigma 0 or in [GMM_BLUR_SIGMA_MIN, GMM_BLUR_SIGMA_MAX]; reg_covar and tol finite
+ * and >= 0. GMM_ERR_FORMAT with a detail naming the field. */
+gmm_status gmm_model_check(const gmm_model *model);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,8 @@ for dir in "${!forbidden[@]}"; do
     while IFS= read -r hit; do
       complain "$hit: $dir/ must not include $up/"
     done < <(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]+\"$up/" \
-               $(find "$dir" -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh') 2>/dev/null)
+               $(find "$dir" -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh') 2>/dev/null |
+               grep -v '^tests/fuzz/fuzz_[a-z]*_args\.c:') # the option-parser harnesses drive app/
   done
 done
 

@@ -30,7 +30,21 @@ static void make_model(gmm_model *m, gmm_cov_type type, int k, int rows, int col
     tu_fill_uniform(m->weights, (size_t)k, 0.1, 1.0, seed);
     tu_fill_uniform(m->means, (size_t)k * rows * cols, -3.0, 3.0, seed + 1);
     tu_fill_uniform(m->covariances, n_cov, 0.5, 2.0, seed + 2);
-    tu_fill_uniform(m->precisions_cholesky, n_cov, -1.0, 1.0, seed + 3);
+    double sum = 0;
+    for (int j = 0; j < k; j++) sum += m->weights[j];
+    for (int j = 0; j < k; j++) m->weights[j] /= sum;
+    if (type == GMM_COV_FULL || type == GMM_COV_TIED) { /* symmetric, diagonally dominant */
+        int d = rows * cols, n_mats = type == GMM_COV_FULL ? k : 1;
+        for (int c = 0; c < n_mats; c++) {
+            double *C = m->covariances + (size_t)c * d * d;
+            for (int i = 0; i < d; i++) {
+                for (int j = 0; j < i; j++) C[(size_t)i * d + j] = C[(size_t)j * d + i];
+                C[(size_t)i * d + i] += d;
+            }
+        }
+    }
+    /* a loaded model must be consistent (gmm_model_check) */
+    ck_assert_int_eq(gmm_model_compute_precisions(m), GMM_OK);
     m->image_rows = rows;
     m->image_cols = cols;
     m->converged = 1;
@@ -384,12 +398,12 @@ START_TEST(test_bad_fields)
     memcpy(buf, orig, size);
     put_u32(buf + 24, 3);
     expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "image shape");
-    /* A blur sigma that is negative or not a number. */
-    const double bad_blur[] = {-1.0, __builtin_nan(""), __builtin_inf()};
-    for (int i = 0; i < 3; i++) {
+    /* A blur sigma that is negative, not a number, or outside the CLI's (0, 100]. */
+    const double bad_blur[] = {-1.0, __builtin_nan(""), __builtin_inf(), 1e300, 1e-200, 100.5};
+    for (int i = 0; i < 6; i++) {
         memcpy(buf, orig, size);
         put_f64(buf + OFF_BLUR, bad_blur[i]);
-        expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "training metadata");
+        expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "blur_sigma");
     }
     free(buf);
     free(orig);

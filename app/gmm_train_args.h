@@ -1,0 +1,22 @@
+/* gmm-train's command line, parsed (gmm_train_parse_args in app/gmm_train.c), so that the option
+ * parser can be driven by a fuzz harness (tests/fuzz/) as well as by main. */
+#ifndef GMM_TRAIN_ARGS_H
+#define GMM_TRAIN_ARGS_H
+
+#include "models/gmm.h"
+
+typedef struct {
+    gmm_options opt;
+    const char *output, *png, *images_dir, *diag_dir, *data_path;
+    const char *init_from;      /* --init-from, or NULL */
+    double blur;
+    long long limit;
+    int quiet;
+    int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
+} gmm_train_args;
+
+/* Parses argv into args. Returns -1 when the program should go on, otherwise the exit code
+ * (0 after --help, 1 after a usage error, with the message printed). */
+int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args);
+
+#endif
