@@ -27,8 +27,8 @@ static __global__ void ucat_kernel(const double *__restrict__ prec, int n_mats, 
     }
 }
 
-/* b[k, l] = sum_j mu[k, j] U_k[j, l], with U read from ucat (the same rounded values the GEMM
- * uses), so that y - b = (x - mu) U up to the GEMM's rounding. */
+/* b[k, l] = sum_j mu[k, j] U_k[j, l], with U read from ucat (the same rounded float32 values
+ * the GEMM uses), so that y - b = (x - mu) U up to the GEMM's rounding; float64 takes a GEMM. */
 template <typename T>
 static __global__ void mean_prec_kernel(const double *__restrict__ mu, const T *__restrict__ ucat,
                                  int K, int d, int full, double *b)
@@ -64,9 +64,12 @@ gmm_status cuda_prepare_estep(gmm_backend_ctx *c)
         } else {
             ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, (double *)c->d_ucat);
             GMM_LAUNCH_CHECK("ucat_kernel");
-            mean_prec_kernel<double><<<grid_for((int64_t)K * d, 128), 128>>>(
-                c->d_means, (const double *)c->d_ucat, K, d, c->type == GMM_COV_FULL, c->d_b);
-            GMM_LAUNCH_CHECK("mean_prec_kernel");
+            /* b_k = mu_k U_k: K products of one row (full) or one K-row product (tied) */
+            const bool full = c->type == GMM_COV_FULL;
+            status = gmm_gpu_dgemm_batched(c->gpu, full ? 1 : K, d, d, c->d_means, d, full ? d : 0,
+                                           (const double *)c->d_ucat, full ? K * d : d,
+                                           full ? d : 0, c->d_b, d, full ? d : 0, full ? K : 1);
+            if (status != GMM_OK) goto fail;
         }
     }
     c->have_params = true;

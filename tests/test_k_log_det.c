@@ -20,7 +20,7 @@
 typedef struct {
     int k, d;
 } shape;
-static const shape SHAPES[] = {{1, 1}, {1, 5}, {7, 1}, {3, 33}, {130, 4}, {10, 784}};
+static const shape SHAPES[] = {{1, 1}, {1, 5}, {7, 1}, {3, 33}, {130, 4}, {10, 784}, {2, 2100}};
 #define N_SHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
 static const char *LAYOUT_NAMES[] = {"full", "tied", "diag", "spherical"};
 
