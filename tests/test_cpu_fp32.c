@@ -4,7 +4,6 @@
  * log-likelihoods stay within a rounding bound computed for each sample, the blocked fp64
  * product equals the whole product, and tf32 (and fp32 for diag) are refused on the CPU. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,7 +106,8 @@ END_TEST
  * centers share so that mu's part cancels except for |x - mu| |dU|); then
  * |s32 - s64| <= sum_l (2 |r_l| e_l + e_l^2), and log p(x) = logsumexp_k(c_k - s_k / 2) moves
  * by at most max_k |ds_k| / 2. The test checks every sample against its bound (plus 1e-12
- * relative for the fp64 side's own rounding), and that the fp32 path did differ. */
+ * relative for the fp64 side's own rounding), and that the fp32 path did differ. The bound is
+ * the worst case: on this data the largest difference is 7e-5 of it (3e-5 in log p). */
 START_TEST(test_fp32_estep_within_rounding_bound)
 {
     int *truth = malloc(sizeof(int) * N);
@@ -127,7 +127,7 @@ START_TEST(test_fp32_estep_within_rounding_bound)
         be->destroy(ctx);
     }
     const double u = ldexp(1.0, -24);
-    double worst = 0, max_diff = 0;
+    double max_diff = 0;
     for (int i = 0; i < N; i++) {
         const double *x = X + (size_t)i * D;
         double ds_max = 0;
@@ -148,10 +148,8 @@ START_TEST(test_fp32_estep_within_rounding_bound)
         double bound = ds_max / 2 + 1e-12 * fabs(ll[0][i]);
         double diff = fabs(ll[1][i] - ll[0][i]);
         ck_assert_msg(diff <= bound, "sample %d: |ll32 - ll64| = %g > bound %g", i, diff, bound);
-        if (diff / bound > worst) worst = diff / bound;
         if (diff > max_diff) max_diff = diff;
     }
-    fprintf(stderr, "worst diff/bound %g max diff %g\n", worst, max_diff);
     ck_assert_msg(max_diff > 0, "the fp32 E-step gave float64's bits: no float32 product ran");
     ck_assert(tu_rel_error_1(mean[1], mean[0]) < 1e-6);
     gmm_model_free(&m);
