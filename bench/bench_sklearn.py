@@ -3,8 +3,10 @@
 comparison printed by bench/bench_cpu_vs_sklearn.sh.
 
 usage: bench_sklearn.py DATA_DIR [--k 10] [--covariance full] [--reg-covar 1e-2] [--iters 3]
-       [--limit N]
-Prints one line: "sklearn <version> N=<n> d=<d> K=<k> median_iter_s=<seconds>".
+       [--limit N] [--dtype float64|float32]
+Prints one line: "sklearn <version> <dtype> N=<n> d=<d> K=<k> median_iter_s=<seconds>".
+--dtype float32 hands scikit-learn X.astype(np.float32), which GaussianMixture accepts; how much
+of its work then runs in float32 depends on the version (the printed one).
 Run it with Debian's interpreter (/usr/bin/python3, python3-sklearn) and libopenblas0-pthread
 installed, or numpy falls back to single-core reference BLAS.
 """
@@ -32,6 +34,7 @@ def main():
     ap.add_argument("--reg-covar", type=float, default=1e-2)
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     a = ap.parse_args()
     path = a.data
     if os.path.isdir(path):
@@ -42,6 +45,7 @@ def main():
     X = read_images(path).astype(np.float64) / 255.0
     if a.limit:
         X = X[: a.limit]
+    X = X.astype(a.dtype)
     gm = GaussianMixture(a.k, covariance_type=a.covariance, reg_covar=a.reg_covar, random_state=0)
     gm._check_parameters(X) if hasattr(gm, "_check_parameters") else None
     from sklearn.utils import check_random_state
@@ -52,7 +56,7 @@ def main():
         log_prob_norm, log_resp = gm._e_step(X)
         gm._m_step(X, log_resp)
         times.append(time.perf_counter() - t0)
-    print(f"sklearn {sklearn.__version__} N={X.shape[0]} d={X.shape[1]} K={a.k} "
+    print(f"sklearn {sklearn.__version__} {a.dtype} N={X.shape[0]} d={X.shape[1]} K={a.k} "
           f"median_iter_s={sorted(times)[len(times) // 2]:.4f}")
 
 

@@ -1,4 +1,4 @@
-/* OpenBLAS/LAPACKE wrappers for row-major float64 matrices (see blas_cpu.h). */
+/* OpenBLAS/LAPACKE wrappers for row-major float64 (and float32 GEMM) matrices (see blas_cpu.h). */
 #include "kernels/blas_cpu.h"
 
 #include <cblas.h>
@@ -10,6 +10,14 @@ void la_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, con
 {
     if (m <= 0 || n <= 0) return;
     cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void la_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float *A,
+              int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (m <= 0 || n <= 0) return;
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
                 trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 

@@ -1,4 +1,5 @@
-/* Dense float64 linear algebra on the CPU through OpenBLAS and LAPACKE. All matrices are
+/* Dense float64 (and, for the E-step's product, float32) linear algebra on the CPU through
+ * OpenBLAS and LAPACKE. All matrices are
  * ROW-MAJOR with an explicit leading dimension; this file is the one place where our row-major
  * convention meets the column-major BLAS/LAPACK interfaces. */
 #ifndef GMM_BLAS_CPU_H
@@ -13,6 +14,10 @@ extern "C" {
 /* C (m x n) = alpha * op(A) op(B) + beta * C, op(A) m x k, op(B) k x n. */
 void la_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A,
               int lda, const double *B, int ldb, double beta, double *C, int ldc);
+
+/* The same in float32 (OpenBLAS SGEMM; the CPU backend's --precision fp32 E-step). */
+void la_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float *A,
+              int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
 /* Lower triangle of C (n x n) = alpha * A^T A + beta * C with A k x n (the covariance shape).
  * Only the lower triangle (row >= col) is written. */

@@ -1,8 +1,11 @@
 /* The CPU backend: the EM operations in float64 through the kernel layer's library paths
  * (matmul_blas, wcov_blas, cholesky_blas, trsm_blas: OpenBLAS and LAPACKE), OpenBLAS GEMMs for
- * the E-step and OpenMP loops for the row reductions. The data is not copied: the caller keeps
- * X alive for the life of the context. Work is done in row chunks so that the temporaries stay
- * near CHUNK_BYTES whatever N and K are. */
+ * the E-step (full/tied: the triangle-blocked product of models/cpu_estep.h) and OpenMP loops
+ * for the row reductions. Under GMM_PRECISION_FP32 (full and tied) the E-step's product is an
+ * SGEMM on a float32 copy of the data made once; distances, log-sum-exp, every sum and the
+ * M-step stay float64. The float64 data is not copied: the caller keeps X alive for the life of
+ * the context. Work is done in row chunks so that the temporaries stay near CHUNK_BYTES
+ * whatever N and K are. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "kernels/wcov.h"
 #include "kernels/blas_cpu.h"
 #include "models/backend.h"
+#include "models/cpu_estep.h"
 #include "models/precisions.h"
 
 #define CHUNK_BYTES (64u << 20)
@@ -24,11 +28,15 @@ struct gmm_backend_ctx {
     int64_t n_samples;
     int dim, n_components;
     gmm_cov_type type;
+    gmm_precision precision; /* fp64, or fp32 (full/tied): the E-step product in float32 */
+    float *X_f32;            /* fp32: the data rounded once to float32, N x d */
 
     double *weights, *means, *covariances, *prec_chol; /* current parameters */
     double *log_const;     /* K: log w_k + log det U_k - d/2 log 2 pi (linalg/log_det.h) */
-    double *prec_concat;   /* full/tied: d x (K d) = [U_1 .. U_K]; diag: K x d of prec^2 */
-    double *mean_prec;     /* K x d: mu_k U_k (full/tied), mu_k prec_k^2 (diag) */
+    void *prec_concat;     /* full/tied: the factors packed by cpu_estep_pack_f64/_f32 (double
+                              or float); diag: K x d of prec^2 (double) */
+    double *mean_prec;     /* K x d: mu_k U_k (full/tied; U rounded to float32 under fp32),
+                              mu_k prec_k^2 (diag) */
     double *mean_term;     /* K: diag/spherical constant term sum mu^2 prec^2 */
     double *x_sq_norm;     /* N: ||x_i||^2 (spherical) */
     double *x_squared;     /* N x d: X * X (diag), NULL otherwise */
@@ -36,17 +44,19 @@ struct gmm_backend_ctx {
 
     double *log_resp;      /* N x K */
     double *log_prob_norm; /* N */
-    double *work;          /* chunk buffer */
+    void *work;            /* chunk buffer (float under fp32, double otherwise) */
     int64_t chunk_rows;
     int have_params, have_resp;
 };
 
 static bool cpu_available(void) { return true; }
 
+/* fp32 for full and tied, where the E-step is a GEMM of N d^2 K (or N d^2) FLOP; tf32 is a
+ * tensor-core format and stays on the GPU. */
 static bool cpu_supports(gmm_cov_type type, gmm_precision precision)
 {
-    (void)type;
-    return precision == GMM_PRECISION_FP64;
+    return precision == GMM_PRECISION_FP64 ||
+           (precision == GMM_PRECISION_FP32 && (type == GMM_COV_FULL || type == GMM_COV_TIED));
 }
 
 static gmm_gpu *cpu_resources(gmm_backend_ctx *c)
@@ -69,6 +79,7 @@ static void cpu_destroy(gmm_backend_ctx *c)
     free(c->x_sq_norm);
     free(c->x_squared);
     free(c->xtx);
+    free(c->X_f32);
     free(c->log_resp);
     free(c->log_prob_norm);
     free(c->work);
@@ -82,8 +93,14 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
     (void)gpu;
     gmm_status status = GMM_OK;
     *out = NULL;
-    if (precision != GMM_PRECISION_FP64)
-        return gmm_error(GMM_ERR_UNSUPPORTED, "the CPU backend computes in fp64 only");
+    if (precision == GMM_PRECISION_TF32)
+        return gmm_error(GMM_ERR_UNSUPPORTED,
+                         "tf32 is a GPU tensor-core format: the CPU backend computes in fp64 or "
+                         "fp32 (full and tied covariance)");
+    if (!cpu_supports(type, precision))
+        return gmm_error(GMM_ERR_UNSUPPORTED,
+                         "the CPU backend computes %s covariance in fp64 only (fp32: full and "
+                         "tied)", gmm_cov_type_name(type));
     gmm_backend_ctx *c = calloc(1, sizeof *c);
     if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
     c->X = X;
@@ -91,14 +108,16 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
     c->dim = dim;
     c->n_components = n_components;
     c->type = type;
+    c->precision = precision;
+    const int f32 = precision == GMM_PRECISION_FP32;
     size_t K = n_components, d = dim, N = n_samples;
     size_t cov_n = gmm_cov_size(type, n_components, dim);
-    size_t mats = type == GMM_COV_FULL ? K : 1;
+    int mats = type == GMM_COV_FULL ? (int)K : 1;
 
     /* The widest per-row temporary: full/tied GEMM output K*d (tied: d), or d for the M-step. */
     size_t row_width = type == GMM_COV_FULL ? K * d : d;
     if (row_width < d) row_width = d;
-    int64_t rows = CHUNK_BYTES / (sizeof(double) * row_width);
+    int64_t rows = CHUNK_BYTES / ((f32 ? sizeof(float) : sizeof(double)) * row_width);
     if (rows < 64) rows = 64;
     if (rows > n_samples) rows = n_samples;
     if (tuning && tuning->chunk_rows > 0 && tuning->chunk_rows < rows) rows = tuning->chunk_rows;
@@ -113,13 +132,20 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
     c->mean_term = calloc(K, sizeof(double));
     c->log_resp = malloc(sizeof(double) * N * K);
     c->log_prob_norm = malloc(sizeof(double) * N);
-    c->work = malloc(sizeof(double) * (size_t)rows * row_width);
+    /* the M-step's diag/spherical chunks are float64 whatever the precision */
+    c->work = malloc((f32 ? sizeof(float) : sizeof(double)) * (size_t)rows * row_width);
     if (!c->weights || !c->means || !c->covariances || !c->prec_chol || !c->log_const ||
         !c->mean_prec || !c->mean_term || !c->log_resp || !c->log_prob_norm || !c->work)
         goto nomem;
     if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
-        c->prec_concat = malloc(sizeof(double) * d * d * mats);
+        c->prec_concat = malloc((f32 ? sizeof(float) : sizeof(double)) *
+                                cpu_estep_packed_size(mats, dim));
         if (!c->prec_concat) goto nomem;
+        if (f32) {
+            if (!(c->X_f32 = malloc(sizeof(float) * N * d))) goto nomem;
+#pragma omp parallel for schedule(static)
+            for (int64_t i = 0; i < (int64_t)(N * d); i++) c->X_f32[i] = (float)X[i];
+        }
     } else if (type == GMM_COV_DIAG) {
         c->prec_concat = malloc(sizeof(double) * K * d);
         c->x_squared = malloc(sizeof(double) * N * d);
@@ -155,32 +181,28 @@ nomem:
 static void prepare_estep(gmm_backend_ctx *c)
 {
     int K = c->n_components, d = c->dim;
-    size_t dd = (size_t)d * d;
     /* the sizes are the context's own, so the operation cannot refuse them */
     (void)log_det_cholesky_cpu(gmm_log_det_layout(c->type), K, d, c->prec_chol, c->weights,
                                c->log_const);
     switch (c->type) {
     case GMM_COV_FULL:
-        /* prec_concat[j, k*d + l] = U_k[j, l], so X * prec_concat is [X U_1 .. X U_K]. */
-        for (int k = 0; k < K; k++)
-            for (int j = 0; j < d; j++)
-                memcpy(c->prec_concat + (size_t)j * K * d + (size_t)k * d,
-                       c->prec_chol + k * dd + (size_t)j * d, sizeof(double) * d);
-        for (int k = 0; k < K; k++)
-            la_dgemm(false, false, 1, d, d, 1.0, c->means + (size_t)k * d, d,
-                     c->prec_chol + k * dd, d, 0.0, c->mean_prec + (size_t)k * d, d);
+    case GMM_COV_TIED: {
+        /* the factors packed by column block (models/cpu_estep.h), the centers mu_k U_k */
+        int mats = c->type == GMM_COV_FULL ? K : 1, f32 = c->precision == GMM_PRECISION_FP32;
+        if (f32)
+            cpu_estep_pack_f32(c->prec_chol, mats, d, c->prec_concat);
+        else
+            cpu_estep_pack_f64(c->prec_chol, mats, d, c->prec_concat);
+        cpu_estep_centers(c->means, c->prec_chol, mats, K, d, f32, c->mean_prec);
         break;
-    case GMM_COV_TIED:
-        memcpy(c->prec_concat, c->prec_chol, sizeof(double) * dd);
-        la_dgemm(false, false, K, d, d, 1.0, c->means, d, c->prec_chol, d, 0.0, c->mean_prec, d);
-        break;
+    }
     case GMM_COV_DIAG:
         for (int k = 0; k < K; k++) {
-            double t = 0;
+            double *p2s = c->prec_concat, t = 0;
             for (int j = 0; j < d; j++) {
                 double p2 = c->prec_chol[(size_t)k * d + j] * c->prec_chol[(size_t)k * d + j];
                 double m = c->means[(size_t)k * d + j];
-                c->prec_concat[(size_t)k * d + j] = p2;
+                p2s[(size_t)k * d + j] = p2;
                 c->mean_prec[(size_t)k * d + j] = m * p2;
                 t += m * m * p2;
             }
@@ -252,9 +274,10 @@ static void mahalanobis_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows, doub
     }
 }
 
-/* Per row chunk: full/tied the GEMM [X U_1 .. X U_K] and the kernel layer's row operation on
- * it (the CUDA backend's composition); diag/spherical the GEMM expansion and the row
- * operation's second half. Then the mean of log p(x_i), summed in index order. */
+/* Per row chunk: full/tied the triangle-blocked product [X U_1 .. X U_K] and its squared
+ * distances (models/cpu_estep.h, DGEMM or SGEMM), diag/spherical the GEMM expansion; then the
+ * kernel layer's row operation from the distances (log-sum-exp, log responsibilities). Then
+ * the mean of log p(x_i), summed in index order. */
 static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
 {
     if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
@@ -263,17 +286,16 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
     for (int64_t r0 = 0; r0 < c->n_samples; r0 += c->chunk_rows) {
         int64_t rows = c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
         double *lr = c->log_resp + (size_t)r0 * K, *lpn = c->log_prob_norm + r0;
-        if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED) {
-            int width = c->type == GMM_COV_FULL ? K * d : d;
-            la_dgemm(false, false, (int)rows, width, d, 1.0, c->X + (size_t)r0 * d, d,
-                     c->prec_concat, width, 0.0, c->work, width);
-            status = estep_rows_cpu(ESTEP_ROWS_PROJECTED, c->work, (size_t)width,
-                                    c->type == GMM_COV_FULL ? (size_t)d : 0, c->mean_prec, NULL,
-                                    c->log_const, (size_t)rows, K, d, lr, lpn);
-        } else {
+        int mats = c->type == GMM_COV_FULL ? K : 1;
+        if (c->X_f32)
+            cpu_estep_dist_f32(c->X_f32 + (size_t)r0 * d, rows, d, mats, K, c->prec_concat,
+                               c->mean_prec, c->work, lr);
+        else if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
+            cpu_estep_dist_f64(c->X + (size_t)r0 * d, rows, d, mats, K, c->prec_concat,
+                               c->mean_prec, c->work, lr);
+        else
             mahalanobis_chunk(c, r0, rows, lr);
-            status = estep_rows_from_dist_cpu(c->log_const, (size_t)rows, K, lr, lpn);
-        }
+        status = estep_rows_from_dist_cpu(c->log_const, (size_t)rows, K, lr, lpn);
         if (status != GMM_OK) return status;
     }
     /* summed in row order, not by an OpenMP reduction (whose order varies between runs): the
@@ -347,13 +369,14 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         if (c->x_squared) {
             la_dgemm(true, false, K, d, (int)N, 1.0, resp, K, c->x_squared, d, 0.0, avg_x2, d);
         } else {
+            double *x2 = c->work; /* spherical: always float64 */
             memset(avg_x2, 0, sizeof(double) * K * d);
             for (int64_t r0 = 0; r0 < N; r0 += c->chunk_rows) {
                 int64_t rows = N - r0 < c->chunk_rows ? N - r0 : c->chunk_rows;
 #pragma omp parallel for schedule(static)
                 for (int64_t i = 0; i < rows * d; i++)
-                    c->work[i] = c->X[(size_t)r0 * d + i] * c->X[(size_t)r0 * d + i];
-                la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K, c->work, d,
+                    x2[i] = c->X[(size_t)r0 * d + i] * c->X[(size_t)r0 * d + i];
+                la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K, x2, d,
                          1.0, avg_x2, d);
             }
         }
