@@ -17,3 +17,8 @@ int gunzip_fast_exact(const uint8_t *in, size_t in_len, uint8_t *out, size_t out
 }
 
 uint32_t data_crc32(const void *data, size_t n) { return libdeflate_crc32(0, data, n); }
+
+uint32_t data_crc32_update(uint32_t crc, const void *data, size_t n)
+{
+    return libdeflate_crc32(crc, data, n);
+}

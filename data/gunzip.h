@@ -20,5 +20,8 @@ int gunzip_fast_exact(const uint8_t *in, size_t in_len, uint8_t *out, size_t out
 
 /* CRC-32 (the gzip/zlib polynomial) of n bytes, any n. */
 uint32_t data_crc32(const void *data, size_t n);
+/* The CRC-32 of the bytes so far (crc) followed by data[0 .. n): data_crc32(a ++ b) is
+ * data_crc32_update(data_crc32(a), b). */
+uint32_t data_crc32_update(uint32_t crc, const void *data, size_t n);
 
 #endif

@@ -66,16 +66,75 @@ static void put_f64_array(writer *w, const double *x, size_t n)
     for (size_t i = 0; i < n; i++) put_f64(w, x[i]);
 }
 
-static int write_all(const char *path, const unsigned char *buf, size_t n)
+/* Consecutive pieces of a file's bytes. */
+typedef struct {
+    const void *data;
+    size_t bytes;
+} file_segment;
+
+#define WRITE_PIECE_BYTES ((size_t)4 << 20)
+
+/* Writes the segments back to back into a new file, in pieces of 4 MB on all cores (pwrite at
+ * their offsets: a 100 MB model reaches the page cache several times faster than through one
+ * write), then flushes it to the disk before the caller renames it (or a crash could leave a
+ * renamed empty file). 0, or -1 with errno set. */
+static int write_segments(const char *path, const file_segment *seg, int n_seg)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    int ok = fwrite(buf, 1, n, f) == n;
-    /* Flushed to the disk before the rename, or a crash could leave a renamed empty file. */
-    ok = (fflush(f) == 0) && ok;
-    ok = (fsync(fileno(f)) == 0) && ok;
-    ok = (fclose(f) == 0) && ok;
-    return ok ? 0 : -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    size_t n_pieces = 0;
+    for (int s = 0; s < n_seg; s++) n_pieces += (seg[s].bytes + WRITE_PIECE_BYTES - 1) / WRITE_PIECE_BYTES;
+    struct piece {
+        const unsigned char *src;
+        off_t offset;
+        size_t bytes;
+    } *pieces = malloc(sizeof *pieces * (n_pieces ? n_pieces : 1));
+    if (!pieces) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t n = 0;
+    off_t offset = 0;
+    for (int s = 0; s < n_seg; s++) {
+        for (size_t done = 0; done < seg[s].bytes; done += WRITE_PIECE_BYTES) {
+            size_t bytes = seg[s].bytes - done < WRITE_PIECE_BYTES ? seg[s].bytes - done
+                                                                   : WRITE_PIECE_BYTES;
+            pieces[n++] = (struct piece){(const unsigned char *)seg[s].data + done,
+                                         offset + (off_t)done, bytes};
+        }
+        offset += (off_t)seg[s].bytes;
+    }
+    int failed = 0, first_errno = 0;
+#pragma omp parallel for schedule(dynamic) if (n > 2)
+    for (size_t i = 0; i < n; i++) {
+        size_t written = 0;
+        while (written < pieces[i].bytes) {
+            ssize_t r = pwrite(fd, pieces[i].src + written, pieces[i].bytes - written,
+                               pieces[i].offset + (off_t)written);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+#pragma omp critical(model_write_error)
+                if (!failed) {
+                    failed = 1;
+                    first_errno = r < 0 ? errno : EIO;
+                }
+                break;
+            }
+            written += (size_t)r;
+        }
+    }
+    free(pieces);
+    if (!failed && fsync(fd) != 0) {
+        failed = 1;
+        first_errno = errno;
+    }
+    if (close(fd) != 0 && !failed) {
+        failed = 1;
+        first_errno = errno;
+    }
+    if (failed) errno = first_errno;
+    return failed ? -1 : 0;
 }
 
 gmm_status gmm_model_save(const char *path, const gmm_model *model)
@@ -108,9 +167,15 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
 
     gmm_status st = GMM_OK;
     char *tmp_path = NULL;
-    unsigned char *buf = malloc(total);
+    /* On a little-endian host the arrays are already the file's bytes: only the header is
+     * serialised, and the arrays are written (and their CRC taken) where they are. */
+    const int in_place = host_is_little_endian();
+    size_t header_bytes = FIXED_HEADER_BYTES + path_len;
+    size_t buf_bytes = in_place ? header_bytes + CRC_BYTES : total;
+    unsigned char *buf = malloc(buf_bytes);
     if (!buf) {
-        st = gmm_error(GMM_ERR_NOMEM, "cannot allocate %zu bytes to serialise the model", total);
+        st = gmm_error(GMM_ERR_NOMEM, "cannot allocate %zu bytes to serialise the model",
+                       buf_bytes);
         goto fail;
     }
 
@@ -138,11 +203,29 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     put_u32(&w, (uint32_t)path_len);
     memcpy(w.p, m->data_path, path_len);
     w.p += path_len;
-    put_f64_array(&w, m->weights, k);
-    put_f64_array(&w, m->means, k * d);
-    put_f64_array(&w, m->covariances, n_cov);
-    put_f64_array(&w, m->precisions_cholesky, n_cov);
-    put_u32(&w, data_crc32(buf, total - CRC_BYTES));
+    file_segment seg[6];
+    int n_seg = 0;
+    if (in_place) {
+        const file_segment arrays[4] = {{m->weights, 8 * k},
+                                        {m->means, 8 * k * d},
+                                        {m->covariances, 8 * n_cov},
+                                        {m->precisions_cholesky, 8 * n_cov}};
+        uint32_t crc = data_crc32(buf, header_bytes);
+        seg[n_seg++] = (file_segment){buf, header_bytes};
+        for (int a = 0; a < 4; a++) {
+            crc = data_crc32_update(crc, arrays[a].data, arrays[a].bytes);
+            seg[n_seg++] = arrays[a];
+        }
+        put_u32(&w, crc);
+        seg[n_seg++] = (file_segment){buf + header_bytes, CRC_BYTES};
+    } else {
+        put_f64_array(&w, m->weights, k);
+        put_f64_array(&w, m->means, k * d);
+        put_f64_array(&w, m->covariances, n_cov);
+        put_f64_array(&w, m->precisions_cholesky, n_cov);
+        put_u32(&w, data_crc32(buf, total - CRC_BYTES));
+        seg[n_seg++] = (file_segment){buf, total};
+    }
 
     /* Write beside the target and rename over it, so a reader never sees half a model and a
      * failed save leaves any previous file intact. */
@@ -152,7 +235,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
         goto fail;
     }
     sprintf(tmp_path, "%s%s", path, GMM_MODEL_TEMP_SUFFIX);
-    if (write_all(tmp_path, buf, total) != 0) {
+    if (write_segments(tmp_path, seg, n_seg) != 0) {
         st = gmm_error(GMM_ERR_IO, "%s: cannot write: %s", tmp_path, strerror(errno));
         remove(tmp_path);
         goto fail;

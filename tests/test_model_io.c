@@ -190,6 +190,37 @@ START_TEST(test_round_trip_all_types)
 }
 END_TEST
 
+/* A model of 17 MB is written in 4 MB pieces on several threads, each at its offset: the file
+ * loads back equal, its CRC (zlib's, over the bytes as they lie in the file) checks, and its
+ * length is the format's. */
+START_TEST(test_large_model_written_in_pieces)
+{
+    gmm_model a, b;
+    make_model(&a, GMM_COV_FULL, 3, 20, 30, 7);
+    const char *path = tu_tmp_path("large.bin");
+    ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
+    size_t n = 0;
+    unsigned char *f = read_file(path, &n);
+    size_t arrays = 8 * (3 + 3 * 600 + 2 * (size_t)3 * 600 * 600);
+    ck_assert_uint_gt(n, arrays);
+    ck_assert_uint_lt(n, arrays + 1024);
+    uint32_t stored = (uint32_t)f[n - 4] | (uint32_t)f[n - 3] << 8 | (uint32_t)f[n - 2] << 16 |
+                      (uint32_t)f[n - 1] << 24;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t off = 0; off < n - 4; off += 1u << 20) {
+        size_t len = n - 4 - off < (1u << 20) ? n - 4 - off : (1u << 20);
+        crc = crc32(crc, f + off, (uInt)len);
+    }
+    ck_assert_uint_eq(stored, (uint32_t)crc);
+    memset(&b, 0, sizeof b);
+    ck_assert_int_eq(gmm_model_load(path, &b), GMM_OK);
+    assert_same_model(&a, &b);
+    free(f);
+    gmm_model_free(&a);
+    gmm_model_free(&b);
+}
+END_TEST
+
 START_TEST(test_round_trip_unknown_shape_empty_path)
 {
     gmm_model a, b;
@@ -433,6 +464,7 @@ static Suite *model_io_suite(void)
     Suite *s = suite_create("model_io");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_round_trip_all_types);
+    tcase_add_test(tc, test_large_model_written_in_pieces);
     tcase_add_test(tc, test_round_trip_unknown_shape_empty_path);
     tcase_add_test(tc, test_copy);
     tcase_add_test(tc, test_missing_file);
