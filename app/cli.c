@@ -136,7 +136,9 @@ void cli_apply_environment(gmm_tuning *tuning)
 static void *device_open_thread(void *arg)
 {
     cli_device_opener *o = arg;
+    double t0 = cli_now_seconds();
     o->status = gmm_device_open(o->device, &o->gpu, &o->notice);
+    o->seconds = cli_now_seconds() - t0;
     if (o->status != GMM_OK)
         snprintf(o->detail, sizeof o->detail, "%s", gmm_error_message(o->status));
     return NULL;

@@ -51,6 +51,7 @@ typedef struct {
     const char *notice;
     gmm_status status;
     char detail[512];
+    double seconds; /* how long gmm_device_open took on its thread */
 } cli_device_opener;
 void cli_device_open_start(cli_device_opener *opener, gmm_device device);
 gmm_status cli_device_open_finish(cli_device_opener *opener, gmm_gpu **gpu, const char **notice);

@@ -50,7 +50,8 @@ static void usage(FILE *out)
             "  --seed S               random seed (default 0); the same seed gives the same fit\n"
             "  --limit N              train on the first N images only\n"
             "  --device D             auto (default: GPU if present), cpu, gpu\n"
-            "  --precision P          fp64 (default), fp32, tf32 (GPU only; faster, less exact)\n"
+            "  --precision P          fp64 (default), fp32 (full/tied on the CPU), tf32 (GPU\n"
+            "                         only); fp32/tf32 are faster and less exact\n"
             "  -o, --output FILE      model file (default model.bin)\n"
             "  --png FILE             PNG grid of the cluster means (default means.png;\n"
             "                         --png '' writes none)\n"
@@ -60,7 +61,7 @@ static void usage(FILE *out)
             "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
             "                         fitting; the model records it and gmm-predict applies it\n"
             "  -q, --quiet            no per-iteration progress lines\n"
-            "  -v, --verbose          also the time of each phase of the fit\n"
+            "  -v, --verbose          also the time of each phase (data, device, fit)\n"
             "  -h, --help             this help\n"
             "\n"
             "Interrupting (Ctrl-C, SIGTERM) during the fit finishes the current EM iteration,\n"
@@ -385,7 +386,11 @@ int main(int argc, char **argv)
     cli_device_open_start(&opener, opt.device);
     const char *device_notice = NULL;
     st = dataset_load(data_path, DATASET_TRAIN, &ds);
+    double t_read = cli_now_seconds();
     gmm_status device_status = cli_device_open_finish(&opener, &gpu, &device_notice);
+    if (opt.verbose >= 2 && opt.device != GMM_DEVICE_CPU)
+        fprintf(stderr, "gmm-train: data read in %.3f s; device started in %.3f s beside it\n",
+                t_read - t_start, opener.seconds);
     if (st == GMM_OK) st = device_status;
     if (st != GMM_OK) {
         rc = cli_fail(st);
