@@ -34,8 +34,9 @@ long gmm_gpu_created_count(void);
  * vendor calls run on, for the hand-written kernels launched beside them. */
 void *gmm_gpu_stream(const gmm_gpu *gpu);
 
-/* Lane i (0 <= i < 16): a cuBLAS handle on a stream of its own, for running independent
- * products concurrently (the K covariance products each fill only a few SMs). Lane streams are
+/* Lane i (0 <= i < 16): a cuBLAS handle on a stream of its own (and a cuSOLVER handle on it,
+ * made the first time the lane factors), for running independent products and factorisations
+ * concurrently (the K covariance products each fill only a few SMs). Lane streams are
  * ordinary blocking streams: work on the legacy default stream waits for them and they wait for
  * it, so "kernel; lane products; kernel" needs no events. Created on first use, freed with gpu;
  * inherits its TF32 setting. NULL when it cannot be created (the detail is recorded). */
