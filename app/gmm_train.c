@@ -62,6 +62,9 @@ static void usage(FILE *out)
             "                         fitting; the model records it and gmm-predict applies it\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -v, --verbose          also the time of each phase (data, device, fit)\n"
+            "  --timings              one line at the end: where the run's time went (data,\n"
+            "                         device, set-up, initialisation, EM, scores, pictures,\n"
+            "                         writing), also with -q\n"
             "  -h, --help             this help\n"
             "\n"
             "Interrupting (Ctrl-C, SIGTERM) during the fit finishes the current EM iteration,\n"
@@ -193,7 +196,7 @@ static gmm_status save_model_finish(model_saver *s)
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
-       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM };
+       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS };
 
 int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
 {
@@ -206,7 +209,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     double blur = 0;
     const char *init_from = NULL;
     long long limit = 0, v;
-    int quiet = 0, k_given = 0, cov_given = 0;
+    int quiet = 0, k_given = 0, cov_given = 0, timings = 0;
     static const struct option longopts[] = {
         {"n-components", required_argument, 0, 'k'}, {"covariance", required_argument, 0, OPT_COV},
         {"max-iter", required_argument, 0, OPT_MAX_ITER}, {"tol", required_argument, 0, OPT_TOL},
@@ -222,7 +225,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"blur", required_argument, 0, OPT_BLUR}, {"quiet", no_argument, 0, 'q'},
         {"checkpoint", required_argument, 0, OPT_CHECKPOINT},
         {"init-from", required_argument, 0, OPT_INIT_FROM},
-        {"verbose", no_argument, 0, 'v'},
+        {"verbose", no_argument, 0, 'v'}, {"timings", no_argument, 0, OPT_TIMINGS},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -307,6 +310,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             break;
         case 'q': quiet = 1; break;
         case 'v': opt.verbose = 2; break;
+        case OPT_TIMINGS: timings = 1; break;
         case 'h': usage(stdout); return 0;
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default:
@@ -321,7 +325,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (!*output) return cli_error("-o needs a file name");
     *args = (gmm_train_args){.opt = opt, .output = output, .png = png, .images_dir = images_dir,
                              .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
-                             .limit = limit, .quiet = quiet, .init_from = init_from,
+                             .limit = limit, .quiet = quiet, .timings = timings,
+                             .init_from = init_from,
                              .k_given = k_given, .cov_given = cov_given};
     return -1;
 }
@@ -337,6 +342,7 @@ int main(int argc, char **argv)
     double blur = args.blur;
     long long limit = args.limit;
     int quiet = args.quiet, k_given = args.k_given, cov_given = args.cov_given;
+    int timings = args.timings;
     if (strlen(output) + sizeof GMM_MODEL_TEMP_SUFFIX > sizeof save_temp_path)
         return cli_error("-o: the file name is longer than %d bytes", PATH_MAX - 1);
     snprintf(save_temp_path, sizeof save_temp_path, "%s%s", output, GMM_MODEL_TEMP_SUFFIX);
@@ -351,7 +357,7 @@ int main(int argc, char **argv)
     gmm_gpu *gpu = NULL;
     cli_progress_state progress = {0};
     diag_trace trace = {.cli = &progress};
-    double t_start = cli_now_seconds(), t_end = 0;
+    double t_start = cli_now_seconds(), t_end = 0, t_read = 0;
     model_saver saver = {0};
     /* one GPU resources object for the whole run (NULL on the CPU): fit, kNN, blur, pictures;
      * CUDA starts on its own thread while the data is read */
@@ -386,7 +392,7 @@ int main(int argc, char **argv)
     cli_device_open_start(&opener, opt.device);
     const char *device_notice = NULL;
     st = dataset_load(data_path, DATASET_TRAIN, &ds);
-    double t_read = cli_now_seconds();
+    t_read = cli_now_seconds();
     gmm_status device_status = cli_device_open_finish(&opener, &gpu, &device_notice);
     if (opt.verbose >= 2 && opt.device != GMM_DEVICE_CPU)
         fprintf(stderr, "gmm-train: data read in %.3f s; device started in %.3f s beside it\n",
@@ -550,6 +556,18 @@ int main(int argc, char **argv)
                "pictures, %.2f s writing the model (beside them); %.2f s in all\n",
                t_loaded - t_start, t_fit - t_loaded, t_pictures - t_fit, saver.seconds,
                t_end - t_start);
+    if (timings) {
+        const gmm_fit_scores *f = &fit_scores;
+        printf("timings: data read %.3f s", t_read - t_start);
+        if (opt.device != GMM_DEVICE_CPU) /* a thread started the device beside the read */
+            printf(", device started %.3f s beside it", opener.seconds);
+        printf(", data ready %.3f s; fit: set-up %.3f s, initialisation %.3f s, EM %.3f s (%d "
+               "iterations, %.1f ms each), final scores %.3f s; summary and pictures %.3f s; "
+               "model written %.3f s beside them; %.3f s in all\n",
+               t_loaded - t_start, f->seconds_setup, f->seconds_init, f->seconds_em,
+               f->n_iter_total, f->n_iter_total > 0 ? 1e3 * f->seconds_em / f->n_iter_total : 0.0,
+               f->seconds_scores, t_pictures - t_fit, saver.seconds, t_end - t_start);
+    }
     goto done;
 interrupted_after_fit:
     /* the fit had ended: the model is complete, the summary and pictures are skipped */

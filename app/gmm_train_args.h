@@ -12,6 +12,7 @@ typedef struct {
     double blur;
     long long limit;
     int quiet;
+    int timings;                /* --timings: one line saying where the run's time went */
     int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
 } gmm_train_args;
 

@@ -273,9 +273,11 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     if ((status = be->create(&ctx, X, n_samples, dim, K, o->covariance_type, o->precision,
                           &o->tuning, o->gpu)) != GMM_OK)
         goto fail;
+    double seconds_setup = now_seconds() - t_phase, seconds_init = 0, seconds_em = 0;
+    int n_iter_total = 0;
     if (o->verbose >= 2)
         notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
-               now_seconds() - t_phase);
+               seconds_setup);
 
     gmm_rng rng;
     gmm_rng_seed(&rng, o->seed);
@@ -314,7 +316,8 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
 
         double lb = -INFINITY, change = INFINITY;
         int converged = 0, iter = 0;
-        double t0 = now_seconds();
+        double t0 = now_seconds(), t_em = t0;
+        seconds_init += t0 - t_phase;
         if (o->verbose >= 2)
             notice(o, "initialisation %d (%s): %.3f s", init + 1,
                    o->init_model   ? "from the given model"
@@ -352,6 +355,8 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
             }
         }
         if (iter > o->max_iter) iter = o->max_iter;
+        seconds_em += now_seconds() - t_em;
+        n_iter_total += iter;
         if (lb > best_lb || !have_best) {
             if ((status = be->get_params(ctx, model)) != GMM_OK) goto fail;
             best_lb = lb;
@@ -381,8 +386,13 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
     if (scores) {
         t_phase = now_seconds();
         status = final_scores(be, ctx, model, best_is_in_ctx, scores);
+        scores->seconds_setup = seconds_setup;
+        scores->seconds_init = seconds_init;
+        scores->seconds_em = seconds_em;
+        scores->seconds_scores = now_seconds() - t_phase;
+        scores->n_iter_total = n_iter_total;
         if (status == GMM_OK && o->verbose >= 2)
-            notice(o, "final E-step and per-sample scores: %.3f s", now_seconds() - t_phase);
+            notice(o, "final E-step and per-sample scores: %.3f s", scores->seconds_scores);
     }
 fail:
     if (status != GMM_OK) {

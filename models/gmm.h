@@ -237,6 +237,10 @@ typedef struct {
     double *log_likelihood;     /* n_samples: log p(x_i) (score_samples) */
     double *proba;              /* n_samples x K: the responsibilities (predict_proba) */
     int *labels;                /* n_samples: the most likely component (predict) */
+    /* where the fit's time went, in seconds: the backend context (buffers, the data on the
+     * device), the initialisations and the EM iterations (all runs), the final E-step */
+    double seconds_setup, seconds_init, seconds_em, seconds_scores;
+    int n_iter_total;           /* EM iterations over all runs */
 } gmm_fit_scores;
 void gmm_fit_scores_free(gmm_fit_scores *scores); /* accepts a zeroed or freed one */
 

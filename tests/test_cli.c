@@ -65,13 +65,41 @@ START_TEST(test_train_then_predict)
 }
 END_TEST
 
+/* --timings (also under -q) says where the run's time went: its EM iterations are the model's,
+ * and its parts are numbers that add up to no more than the whole. */
+START_TEST(test_timings_line)
+{
+    const char *dir = fixture_dir();
+    char *out = NULL;
+    int rc = tu_sh(&out, "$B/gmm-train '%s' -k 2 --device cpu -o t.bin --png '' --seed 3 -q "
+                   "--timings --tol 0 --max-iter 4", dir);
+    ck_assert_msg(rc == 0, "$B/gmm-train: %s", out);
+    const char *line = strstr(out, "timings: data read ");
+    ck_assert_msg(line != NULL, "no timings line in: %s", out);
+    ck_assert_ptr_null(strstr(line, "device started")); /* --device cpu starts no device */
+    double read = -1, ready = -1, setup = -1, init = -1, em = -1, ms = -1, scores = -1, total = -1;
+    int iters = -1;
+    int n = sscanf(line, "timings: data read %lf s, data ready %lf s; fit: set-up %lf s, "
+                         "initialisation %lf s, EM %lf s (%d iterations, %lf ms each), final "
+                         "scores %lf s;", &read, &ready, &setup, &init, &em, &iters, &ms, &scores);
+    ck_assert_msg(n == 8, "unexpected timings line (%d fields): %s", n, line);
+    const char *all = strstr(line, "beside them; ");
+    ck_assert_ptr_nonnull(all);
+    ck_assert_int_eq(sscanf(all, "beside them; %lf s in all", &total), 1);
+    ck_assert_int_eq(iters, 4);
+    ck_assert(read >= 0 && ready >= read && setup >= 0 && init >= 0 && em >= 0 && scores >= 0);
+    ck_assert(ready + setup + init + em + scores <= total + 0.01);
+    free(out);
+}
+END_TEST
+
 START_TEST(test_help_lists_options)
 {
     char *out = NULL;
     ck_assert_int_eq(tu_sh(&out, "$B/gmm-train --help"), 0);
     const char *opts[] = {"-k", "--covariance", "--max-iter", "--tol", "--reg-covar", "--init",
                           "--n-init", "--seed", "--limit", "--device", "--precision", "-o",
-                          "--png", "--quiet"};
+                          "--png", "--quiet", "--timings", "--checkpoint", "--init-from"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         ck_assert_msg(strstr(out, opts[i]) != NULL, "--help lacks %s", opts[i]);
     free(out);
@@ -298,6 +326,7 @@ static Suite *cli_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_train_then_predict);
     tcase_add_test(tc, test_help_lists_options);
+    tcase_add_test(tc, test_timings_line);
     tcase_add_test(tc, test_bad_options);
     tcase_add_test(tc, test_gpu_requested_without_gpu);
     tcase_add_test(tc, test_device_cpu_never_starts_cuda);
