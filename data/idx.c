@@ -5,6 +5,7 @@
  * memory fails before anything is allocated. */
 #include "data/idx.h"
 
+#include "data/file_open.h"
 #include "data/gunzip.h"
 
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -75,22 +75,6 @@ typedef struct {
 } idx_source;
 
 #define IDX_IN_BUF ((size_t)1 << 18)
-
-/* The memory this process can have: the machine's physical memory, lowered by an address-space
- * or data-segment limit when one is set. */
-static uint64_t memory_budget(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    uint64_t budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
-    const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
-    for (int i = 0; i < 2; i++) {
-        struct rlimit rl;
-        if (getrlimit(limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-            (uint64_t)rl.rlim_cur < budget)
-            budget = (uint64_t)rl.rlim_cur;
-    }
-    return budget;
-}
 
 /* read() that retries on EINTR; -1 on error (errno set). */
 static ssize_t read_some(int fd, void *buf, size_t len)
@@ -214,7 +198,7 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
         return 0;
     unsigned char magic[2];
     if (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b ||
-        (uint64_t)sb->st_size > memory_budget())
+        (uint64_t)sb->st_size > file_memory_budget())
         return 0;
     size_t in_len = (size_t)sb->st_size;
     uint8_t *in = malloc(in_len), *out = NULL;
@@ -232,7 +216,7 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
          * allocated for), and neither is one claiming more than the memory there is: the zlib
          * path then says what is wrong */
         ok = isize >= 8 && isize <= IDX_MAX_DATA_BYTES && isize <= (uint64_t)in_len * 1032 &&
-             isize <= memory_budget() && (out = malloc(isize)) != NULL &&
+             isize <= file_memory_budget() && (out = malloc(isize)) != NULL &&
              gunzip_fast_exact(in, in_len, out, isize);
     }
     free(in);
@@ -256,41 +240,6 @@ static gmm_status gz_read_full(idx_source *src, const char *path, void *buf, siz
     return src_read(src, buf, len, got);
 }
 
-/* Opens path for reading only when it is a regular file: O_NONBLOCK so that a FIFO without a
- * writer cannot block the open, then fstat, then blocking reads again. -1 with the status set. */
-static int open_regular(const char *path, const char *kind, struct stat *sb, gmm_status *st)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        *st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, sb) != 0) {
-        *st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (!S_ISREG(sb->st_mode)) {
-        const char *what = S_ISDIR(sb->st_mode)    ? "a directory"
-                           : S_ISFIFO(sb->st_mode) ? "a FIFO (named pipe)"
-                           : S_ISCHR(sb->st_mode)  ? "a character device"
-                           : S_ISBLK(sb->st_mode)  ? "a block device"
-                           : S_ISSOCK(sb->st_mode) ? "a socket"
-                                                   : "not a regular file";
-        *st = gmm_error(GMM_ERR_IO, "%s: is %s, expected a regular IDX %s file", path, what,
-                        kind);
-        close(fd);
-        return -1;
-    }
-    int flags = fcntl(fd, F_GETFL);
-    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        *st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
 {
     gmm_status st = GMM_OK;
@@ -300,13 +249,14 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     int fd = -1;
     const unsigned expected_magic = IDX_TYPE_UBYTE << 8 | (unsigned)want_dims;
     const char *kind = want_dims == 3 ? "image" : "label";
+    const char *expected = want_dims == 3 ? "an IDX image file" : "an IDX label file";
 
     if (!out) return gmm_error(GMM_ERR_ARG, "idx: NULL output");
     memset(out, 0, sizeof *out);
     if (!path) return gmm_error(GMM_ERR_ARG, "idx: NULL path");
 
     struct stat sb;
-    fd = open_regular(path, kind, &sb, &st);
+    fd = file_open_regular(path, expected, &sb, &st);
     if (fd < 0) return st;
     src.fd = fd;
     src.path = path;
@@ -420,7 +370,7 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
         goto fail;
     }
     /* Before reading or allocating anything: will it fit in the memory there is? */
-    const uint64_t budget = memory_budget();
+    const uint64_t budget = file_memory_budget();
     if (data_bytes > budget) {
         st = gmm_error(GMM_ERR_NOMEM,
                        "%s: header declares %" PRIu32 " items of %" PRIu32 "x%" PRIu32

@@ -2,6 +2,7 @@
  * model_io.h), so that files move between machines and a damaged file is an error, not a crash. */
 #include "models/model_io.h"
 
+#include "data/file_open.h"
 #include "data/gunzip.h"
 
 #include <errno.h>
@@ -303,29 +304,9 @@ static gmm_status read_whole_file(const char *path, unsigned char **data, size_t
     *size = 0;
     gmm_status st = GMM_OK;
     unsigned char *buf = NULL;
-    /* O_NONBLOCK so that a FIFO without a writer cannot block the open; only a regular file is
-     * read, and with blocking reads again */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return gmm_error(GMM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-
     struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        st = gmm_error(GMM_ERR_IO, "%s: not a regular file (it is %s), expected a model file", path,
-                       S_ISDIR(sb.st_mode)    ? "a directory"
-                       : S_ISFIFO(sb.st_mode) ? "a FIFO (named pipe)"
-                       : S_ISCHR(sb.st_mode)  ? "a character device"
-                                              : "not a regular file");
-        goto fail;
-    }
-    int flags = fcntl(fd, F_GETFL);
-    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
+    int fd = file_open_regular(path, "a model file", &sb, &st);
+    if (fd < 0) return st;
     if ((uint64_t)sb.st_size > SIZE_MAX - 1) {
         st = gmm_error(GMM_ERR_NOMEM, "%s: too large to read", path);
         goto fail;
