@@ -157,7 +157,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= build-fuzz
 FUZZ_COMMON_OBJ := $(BUILD)/tests/fuzz/fuzz_util.o
-FUZZ_APP_OBJ_train_args := $(BUILD)/app/gmm_train.nomain.o $(APP_SUPPORT_OBJ)
+FUZZ_APP_OBJ_train_args := $(APP_SUPPORT_OBJ)
 FUZZ_APP_OBJ_predict_args := $(BUILD)/app/gmm_predict.nomain.o $(APP_SUPPORT_OBJ)
 REPLAYS := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 

@@ -1,4 +1,4 @@
-/* gmm-train's command line, parsed (gmm_train_parse_args in app/gmm_train.c), so that the option
+/* gmm-train's command line, parsed (gmm_train_parse_args in app/train_args.c), so that the option
  * parser can be driven by a fuzz harness (tests/fuzz/) as well as by main. */
 #ifndef GMM_TRAIN_ARGS_H
 #define GMM_TRAIN_ARGS_H

@@ -1,0 +1,199 @@
+/* gmm-train's options: the --help text and the parser that turns argv into gmm_train_args
+ * (app/gmm_train_args.h), apart from main so that a fuzz harness drives it too. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "app/gmm_train_args.h"
+#include "models/model_io.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gmm-train DIR|FILE [options]\n"
+            "\n"
+            "Fits a Gaussian mixture with EM (scikit-learn GaussianMixture semantics) to the\n"
+            "training images of DIR (train-images-idx3-ubyte[.gz], labels used if present)\n"
+            "or to one IDX image file, then writes the model and a PNG of the cluster means.\n"
+            "\n"
+            "options:\n"
+            "  -k, --n-components K   number of components (default 10)\n"
+            "  --covariance T         full (default), tied, diag, spherical\n"
+            "  --max-iter N           EM iterations at most (default 100)\n"
+            "  --tol X                convergence threshold on the change of the mean\n"
+            "                         log-likelihood lower bound (default 1e-3)\n"
+            "  --reg-covar X          added to covariance diagonals (default 1e-6)\n"
+            "  --init M               kmeans (default), k-means++, random, random_from_data,\n"
+            "                         knn (density peaks of the k-nearest-neighbour graph)\n"
+            "  --knn-neighbors K      --init knn: neighbours per point (default 10, 1..127)\n"
+            "  --knn-sample N         --init knn: points in the kNN graph (default 60000;\n"
+            "                         all of them when there are fewer)\n"
+            "  --n-init N             initialisations; the best is kept (default 1)\n"
+            "  --init-from FILE       continue EM from a saved model (its K and covariance\n"
+            "                         type unless given; they must agree with the data)\n"
+            "  --checkpoint N         write the model file every N EM iterations (not\n"
+            "                         converged, its iteration count recorded)\n"
+            "  --seed S               random seed (default 0); the same seed gives the same fit\n"
+            "  --limit N              train on the first N images only\n"
+            "  --device D             auto (default: GPU if present), cpu, gpu\n"
+            "  --precision P          fp64 (default), fp32 (full/tied on the CPU), tf32 (GPU\n"
+            "                         only); fp32/tf32 are faster and less exact\n"
+            "  -o, --output FILE      model file (default model.bin)\n"
+            "  --png FILE             PNG grid of the cluster means (default means.png;\n"
+            "                         --png '' writes none)\n"
+            "  --images DIR           write samples.png, typical.png, means_entropy.png to DIR\n"
+            "  --diagnostics DIR      write Mahalanobis/chi-square, separation and\n"
+            "                         log-likelihood tables and plots to DIR\n"
+            "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
+            "                         fitting; the model records it and gmm-predict applies it\n"
+            "  -q, --quiet            no per-iteration progress lines\n"
+            "  -v, --verbose          also the time of each phase (data, device, fit)\n"
+            "  --timings              one line at the end: where the run's time went (data,\n"
+            "                         device, set-up, initialisation, EM, scores, pictures,\n"
+            "                         writing), also with -q\n"
+            "  -h, --help             this help\n"
+            "\n"
+            "Interrupting (Ctrl-C, SIGTERM) during the fit finishes the current EM iteration,\n"
+            "writes the model so far (not converged) and exits with 130; a second interrupt\n"
+            "exits at once, writing nothing. Exit codes: 0 done, 1 bad usage, 2 bad data or\n"
+            "failed fit, 130 interrupted.\n");
+}
+
+enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
+       OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
+       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS };
+
+int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
+{
+    cli_program = "gmm-train";
+    gmm_options opt;
+    gmm_options_default(&opt);
+    cli_apply_environment(&opt.tuning);
+    opt.n_components = 10;
+    const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
+    double blur = 0;
+    const char *init_from = NULL;
+    long long limit = 0, v;
+    int quiet = 0, k_given = 0, cov_given = 0, timings = 0;
+    static const struct option longopts[] = {
+        {"n-components", required_argument, 0, 'k'}, {"covariance", required_argument, 0, OPT_COV},
+        {"max-iter", required_argument, 0, OPT_MAX_ITER}, {"tol", required_argument, 0, OPT_TOL},
+        {"reg-covar", required_argument, 0, OPT_REG}, {"init", required_argument, 0, OPT_INIT},
+        {"n-init", required_argument, 0, OPT_N_INIT}, {"seed", required_argument, 0, OPT_SEED},
+        {"limit", required_argument, 0, OPT_LIMIT}, {"device", required_argument, 0, OPT_DEVICE},
+        {"precision", required_argument, 0, OPT_PRECISION}, {"output", required_argument, 0, 'o'},
+        {"png", required_argument, 0, OPT_PNG},
+        {"knn-neighbors", required_argument, 0, OPT_KNN_NEIGHBORS},
+        {"knn-sample", required_argument, 0, OPT_KNN_SAMPLE},
+        {"images", required_argument, 0, OPT_IMAGES},
+        {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
+        {"blur", required_argument, 0, OPT_BLUR}, {"quiet", no_argument, 0, 'q'},
+        {"checkpoint", required_argument, 0, OPT_CHECKPOINT},
+        {"init-from", required_argument, 0, OPT_INIT_FROM},
+        {"verbose", no_argument, 0, 'v'}, {"timings", no_argument, 0, OPT_TIMINGS},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":k:o:qvh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            if (cli_parse_int("-k", optarg, 1, INT_MAX, &v)) return 1;
+            opt.n_components = (int)v;
+            k_given = 1;
+            break;
+        case OPT_COV:
+            if (gmm_cov_type_parse(optarg, &opt.covariance_type))
+                return cli_error("--covariance must be full, tied, diag or spherical, got '%s'", optarg);
+            cov_given = 1;
+            break;
+        case OPT_MAX_ITER:
+            if (cli_parse_int("--max-iter", optarg, 1, INT_MAX, &v)) return 1;
+            opt.max_iter = (int)v;
+            break;
+        case OPT_TOL:
+            if (cli_parse_double("--tol", optarg, 0.0, &opt.tol)) return 1;
+            break;
+        case OPT_REG:
+            if (cli_parse_double("--reg-covar", optarg, 0.0, &opt.reg_covar)) return 1;
+            break;
+        case OPT_INIT:
+            if (gmm_init_parse(optarg, &opt.init))
+                return cli_error("--init must be kmeans, k-means++, random, random_from_data or knn, got '%s'", optarg);
+            break;
+        case OPT_N_INIT:
+            if (cli_parse_int("--n-init", optarg, 1, INT_MAX, &v)) return 1;
+            opt.n_init = (int)v;
+            break;
+        case OPT_SEED:
+            if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &v)) return 1;
+            opt.seed = (uint64_t)v;
+            break;
+        case OPT_LIMIT:
+            if (cli_parse_int("--limit", optarg, 1, INT_MAX, &limit)) return 1;
+            break;
+        case OPT_DEVICE:
+            if (!strcmp(optarg, "auto")) opt.device = GMM_DEVICE_AUTO;
+            else if (!strcmp(optarg, "cpu")) opt.device = GMM_DEVICE_CPU;
+            else if (!strcmp(optarg, "gpu")) opt.device = GMM_DEVICE_GPU;
+            else return cli_error("--device must be auto, cpu or gpu, got '%s'", optarg);
+            break;
+        case OPT_PRECISION:
+            if (gmm_precision_parse(optarg, &opt.precision))
+                return cli_error("--precision must be fp64, fp32 or tf32, got '%s'", optarg);
+            break;
+        case 'o': output = optarg; break;
+        case OPT_PNG: png = optarg; break;
+        case OPT_KNN_NEIGHBORS:
+            if (cli_parse_int("--knn-neighbors", optarg, 1, 127, &v)) return 1;
+            opt.knn_neighbors = (int)v;
+            break;
+        case OPT_KNN_SAMPLE:
+            if (cli_parse_int("--knn-sample", optarg, 2, INT_MAX, &v)) return 1;
+            opt.knn_sample_size = v;
+            break;
+        case OPT_IMAGES:
+            if (!*optarg) return cli_error("--images needs a directory");
+            images_dir = optarg;
+            break;
+        case OPT_DIAGNOSTICS:
+            if (!*optarg) return cli_error("--diagnostics needs a directory");
+            diag_dir = optarg;
+            break;
+        case OPT_BLUR:
+            if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
+            if (!(blur >= GMM_BLUR_SIGMA_MIN) || blur > GMM_BLUR_SIGMA_MAX)
+                return cli_error("--blur must be in [%g, %g], got '%s'", GMM_BLUR_SIGMA_MIN,
+                                 GMM_BLUR_SIGMA_MAX, optarg);
+            break;
+        case OPT_CHECKPOINT:
+            if (cli_parse_int("--checkpoint", optarg, 1, INT_MAX, &v)) return 1;
+            opt.checkpoint_every = (int)v;
+            break;
+        case OPT_INIT_FROM:
+            if (!*optarg) return cli_error("--init-from needs a model file");
+            init_from = optarg;
+            break;
+        case 'q': quiet = 1; break;
+        case 'v': opt.verbose = 2; break;
+        case OPT_TIMINGS: timings = 1; break;
+        case 'h': usage(stdout); return 0;
+        case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
+        default:
+            return cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return cli_error("missing the data directory or IDX file");
+    }
+    if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
+    if (!*output) return cli_error("-o needs a file name");
+    *args = (gmm_train_args){.opt = opt, .output = output, .png = png, .images_dir = images_dir,
+                             .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
+                             .limit = limit, .quiet = quiet, .timings = timings,
+                             .init_from = init_from,
+                             .k_given = k_given, .cov_given = cov_given};
+    return -1;
+}
