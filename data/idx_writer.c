@@ -1,0 +1,101 @@
+/* The streaming IDX writer (data/idx_writer.h): header first, items appended, renamed into place
+ * once complete. */
+#include "data/idx_writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+gmm_status idx_writer_open(idx_writer *w, const char *path, int n_dims, int64_t n_items, int rows,
+                           int cols)
+{
+    memset(w, 0, sizeof *w);
+    if (!path || !*path) return gmm_error(GMM_ERR_ARG, "idx writer: no file name");
+    if (n_dims != 1 && n_dims != 3)
+        return gmm_error(GMM_ERR_ARG, "%s: IDX writer takes 1 or 3 dimensions, not %d", path, n_dims);
+    if (n_dims == 1) rows = cols = 1;
+    if (n_items < 1 || n_items > UINT32_MAX || rows < 1 || cols < 1 || rows > 65535 || cols > 65535)
+        return gmm_error(GMM_ERR_ARG, "%s: invalid IDX sizes %lld x %d x %d", path,
+                         (long long)n_items, rows, cols);
+    if (strlen(path) >= sizeof w->path)
+        return gmm_error(GMM_ERR_ARG, "%s: file name too long", path);
+    strcpy(w->path, path);
+    snprintf(w->partial_path, sizeof w->partial_path, "%s%s", path, IDX_WRITER_SUFFIX);
+    w->item_bytes = (uint64_t)rows * (uint64_t)cols;
+    w->n_items = (uint64_t)n_items;
+
+    errno = 0;
+    w->file = fopen(w->partial_path, "wb");
+    if (!w->file)
+        return gmm_error(GMM_ERR_IO, "%s: %s", w->partial_path, errno ? strerror(errno) : "cannot open");
+    unsigned char header[16] = {0, 0, 0x08, (unsigned char)n_dims};
+    put_be32(header + 4, (uint32_t)n_items);
+    put_be32(header + 8, (uint32_t)rows);
+    put_be32(header + 12, (uint32_t)cols);
+    size_t header_len = 4 + 4 * (size_t)n_dims;
+    if (fwrite(header, 1, header_len, w->file) != header_len) {
+        gmm_status st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", w->partial_path, strerror(errno));
+        idx_writer_abort(w);
+        return st;
+    }
+    return GMM_OK;
+}
+
+gmm_status idx_writer_append(idx_writer *w, const uint8_t *items, int64_t n)
+{
+    if (!w->file) return gmm_error(GMM_ERR_ARG, "%s: IDX writer is not open", w->path);
+    if (n < 0 || (uint64_t)n > w->n_items - w->written)
+        return gmm_error(GMM_ERR_ARG, "%s: %lld more items than the %llu the header promises",
+                         w->path, (long long)n, (unsigned long long)w->n_items);
+    size_t bytes = (size_t)((uint64_t)n * w->item_bytes);
+    if (bytes && fwrite(items, 1, bytes, w->file) != bytes) {
+        gmm_status st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", w->partial_path, strerror(errno));
+        idx_writer_abort(w);
+        return st;
+    }
+    w->written += (uint64_t)n;
+    return GMM_OK;
+}
+
+gmm_status idx_writer_close(idx_writer *w)
+{
+    if (!w->file) return gmm_error(GMM_ERR_ARG, "%s: IDX writer is not open", w->path);
+    gmm_status st = GMM_OK;
+    if (w->written != w->n_items) {
+        st = gmm_error(GMM_ERR_ARG, "%s: %llu items written of the %llu the header promises",
+                       w->path, (unsigned long long)w->written, (unsigned long long)w->n_items);
+        goto fail;
+    }
+    FILE *f = w->file;
+    w->file = NULL;
+    if (fclose(f) != 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: write failed on close: %s", w->partial_path, strerror(errno));
+        goto fail;
+    }
+    if (rename(w->partial_path, w->path) != 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: cannot rename into place: %s", w->path, strerror(errno));
+        goto fail;
+    }
+    w->partial_path[0] = '\0';
+    return GMM_OK;
+fail:
+    idx_writer_abort(w);
+    return st;
+}
+
+void idx_writer_abort(idx_writer *w)
+{
+    if (!w) return;
+    if (w->file) fclose(w->file);
+    w->file = NULL;
+    if (w->partial_path[0]) remove(w->partial_path);
+    w->partial_path[0] = '\0';
+}
