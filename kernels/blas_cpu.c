@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <lapacke.h>
+#include <stdlib.h>
 #include <string.h>
 
 void la_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A,
@@ -50,3 +51,33 @@ void la_dtrsm_lower_left(int n, int nrhs, const double *L, int ldl, double *B, i
                 ldl, B, ldb);
 }
 
+
+int la_dstevx_largest(int m, const double *diag, const double *offdiag, int k, double *w,
+                      double *Z)
+{
+    if (m < 1 || k < 1 || k > m) return -1;
+    double *d = malloc(sizeof *d * (size_t)m), *e = malloc(sizeof *e * (size_t)m);
+    double *wa = malloc(sizeof *wa * (size_t)m), *za = malloc(sizeof *za * (size_t)m * k);
+    lapack_int *ifail = malloc(sizeof *ifail * (size_t)m);
+    lapack_int found = 0, info = -1;
+    if (d && e && wa && za && ifail) {
+        memcpy(d, diag, sizeof *d * (size_t)m);
+        if (m > 1) memcpy(e, offdiag, sizeof *e * (size_t)(m - 1));
+        e[m - 1] = 0;
+        /* ascending: eigenvalues m - k + 1 .. m; abstol 0 lets LAPACK choose its tightest */
+        info = LAPACKE_dstevx(LAPACK_ROW_MAJOR, 'V', 'I', m, d, e, 0.0, 0.0, m - k + 1, m, 0.0,
+                              &found, wa, za, k, ifail);
+        if (info == 0 && found != k) info = -2;
+        if (info == 0)
+            for (int i = 0; i < k; i++) { /* reverse to descending */
+                w[i] = wa[k - 1 - i];
+                for (int r = 0; r < m; r++) Z[(size_t)r * k + i] = za[(size_t)r * k + (k - 1 - i)];
+            }
+    }
+    free(d);
+    free(e);
+    free(wa);
+    free(za);
+    free(ifail);
+    return (int)info;
+}

@@ -35,6 +35,13 @@ int la_dpotrf_lower(int n, double *A, int lda);
 /* Solves L X = B in place (L n x n lower, B n x nrhs, X overwrites B). */
 void la_dtrsm_lower_left(int n, int nrhs, const double *L, int ldl, double *B, int ldb);
 
+/* The k largest eigenvalues (descending, in w) and unit eigenvectors (the columns of the m x k
+ * row-major Z) of the symmetric tridiagonal matrix with diagonal diag[m] and off-diagonal
+ * offdiag[m - 1] (LAPACKE dstevx: bisection and inverse iteration, O(m k)). Returns 0, or
+ * LAPACK's info when it failed. */
+int la_dstevx_largest(int m, const double *diag, const double *offdiag, int k, double *w,
+                      double *Z);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 /* Stand-ins for the linalg GPU entry points (the vendor-library paths) when CUDA is not built. */
 #include "linalg/cholesky.h"
+#include "linalg/lanczos.h"
 #include "linalg/trsm.h"
 
 #define NO_DEVICE(name) gmm_error(GMM_ERR_NO_DEVICE, "%s: built without CUDA", name)
@@ -11,4 +12,10 @@ gmm_status cholesky_cusolver(double *d_A, int dim, int batch, int *failed_order,
 gmm_status trsm_cublas(const double *d_L, int dim, double *d_B, size_t n_rhs, gmm_gpu *gpu)
 {
     return NO_DEVICE("trsm_cublas");
+}
+gmm_status lanczos_largest_cuda(const csr_matrix *A, int k, const lanczos_options *options,
+                                gmm_gpu *gpu, double *eigenvalues, double *eigenvectors,
+                                lanczos_report *report)
+{
+    return NO_DEVICE("lanczos_largest_cuda");
 }
