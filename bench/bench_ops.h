@@ -30,6 +30,8 @@ int bench_conv2d(const bench_config *config, bench_row *row);
 /* bench/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
  * (argv[0] = "em") and returns the process exit code. */
 int bench_em(int argc, char **argv);
+/* bench/bench_spectral.c: `gmm-bench spectral ...`, the spectral embedding of the kNN graph. */
+int bench_spectral(int argc, char **argv);
 
 /* ---- shared helpers (bench/bench_common.c) ---- */
 

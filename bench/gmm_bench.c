@@ -41,6 +41,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: gmm-bench <op>|all|list [--repeats N] [--no-cpu] [--scale S]\n"
             "       gmm-bench em [options]      (the EM iteration benchmark)\n"
+            "       gmm-bench spectral [options] (the spectral embedding of the kNN graph)\n"
             "\n"
             "Runs each operation at its original experiment's size: CPU twin (all cores), CUDA\n"
             "kernel and vendor library, and prints one table: median times (after warm-up,\n"
@@ -130,9 +131,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "em")) return bench_em(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "spectral")) return bench_spectral(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list")) {
         for (size_t i = 0; i < N_BENCHES; i++) printf("%-17s %s\n", BENCHES[i].name, BENCHES[i].what);
         printf("%-17s %s\n", "em", "one EM iteration, 60000x784, K = 10 (gmm-bench em --help)");
+        printf("%-17s %s\n", "spectral", "spectral embedding of the kNN graph (gmm-bench spectral --help)");
         return 0;
     }
     const char *which = argv[1];
