@@ -180,3 +180,12 @@ gmm_status gmm_projection_inverse(const gmm_projection *p, const double *Z, int6
     }
     return GMM_OK;
 }
+
+gmm_status gmm_model_pixel_means(const gmm_model *model, double *out)
+{
+    if (!model || !out) return gmm_error(GMM_ERR_ARG, "gmm_model_pixel_means: NULL argument");
+    if (model->projection)
+        return gmm_projection_inverse(model->projection, model->means, model->n_components, out);
+    memcpy(out, model->means, sizeof(double) * (size_t)model->n_components * model->dim);
+    return GMM_OK;
+}

@@ -40,6 +40,10 @@ gmm_status gmm_projection_apply(const gmm_projection *projection, const double *
 gmm_status gmm_projection_inverse(const gmm_projection *projection, const double *Z,
                                   int64_t n_samples, double *X);
 
+/* The model's K means in pixel space (K x gmm_model_input_dim doubles): mapped back through its
+ * projection, or copied when it has none. */
+gmm_status gmm_model_pixel_means(const gmm_model *model, double *out);
+
 /* The device halves (models/pca_cuda.cu; GMM_ERR_NO_DEVICE without CUDA). Xc centred data;
  * values/vectors get the descending eigenpairs of its covariance (input_dim, input_dim^2). */
 gmm_status pca_covariance_eigen_cuda(const double *Xc, int64_t n_samples, int input_dim,
