@@ -11,6 +11,7 @@
 #include "data/plot.h"
 #include "data/png_write.h"
 #include "models/diagnostics.h"
+#include "models/pca.h"
 
 #define MAHA_BINS 40
 #define SEP_QUERIES 20
@@ -241,7 +242,7 @@ static gmm_status write_loglik(const char *dir, const gmm_model *model, const do
     double *sorted = malloc(sizeof(double) * n);
     int64_t counts[LL_BINS], idx[N_OUTLIERS];
     double heights[LL_BINS];
-    double *tiles = malloc(sizeof(double) * (size_t)N_OUTLIERS * d);
+    double *tiles = malloc(sizeof(double) * (size_t)N_OUTLIERS * d), *pixel_tiles = NULL;
     char (*text)[32] = malloc(sizeof(*text) * N_OUTLIERS);
     const char *captions[N_OUTLIERS];
     if (!sorted || !tiles || !text) {
@@ -272,12 +273,24 @@ static gmm_status write_loglik(const char *dir, const gmm_model *model, const do
         if (t < 8) printf(" #%lld (%.1f)", (long long)idx[t], s->log_likelihood[idx[t]]);
     }
     printf("%s\n", n_out > 8 ? " ..." : "");
-    if (model->image_rows * model->image_cols == d && n_out > 0) {
+    const double *pixels = tiles; /* the outliers in pixel space: a projection's mapped back */
+    const int pixels_dim = gmm_model_input_dim(model);
+    if (model->projection && n_out > 0) {
+        if (!(pixel_tiles = malloc(sizeof(double) * (size_t)n_out * pixels_dim))) {
+            st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        if ((st = gmm_projection_inverse(model->projection, tiles, n_out, pixel_tiles)) != GMM_OK)
+            goto fail;
+        pixels = pixel_tiles;
+    }
+    if (model->image_rows * model->image_cols == pixels_dim && n_out > 0) {
         snprintf(path, sizeof path, "%s/outliers.png", dir);
-        st = png_write_tile_grid(path, tiles, n_out, model->image_rows, model->image_cols, 2,
+        st = png_write_tile_grid(path, pixels, n_out, model->image_rows, model->image_cols, 2,
                                  captions);
     }
 fail:
+    free(pixel_tiles);
     free(sorted);
     free(tiles);
     free(text);

@@ -12,6 +12,7 @@
 #include "app/diagnostics_report.h"
 #include "app/gmm_predict_args.h"
 #include "app/images.h"
+#include "app/pca_apply.h"
 #include "app/report.h"
 #include "data/dataset.h"
 #include "models/gmm.h"
@@ -154,7 +155,7 @@ int main(int argc, char **argv)
     gmm_status st;
     gmm_model model = {0};
     dataset ds = {0};
-    double *X = NULL, *loglik = NULL, *resp = NULL;
+    double *X = NULL, *pixels = NULL, *loglik = NULL, *resp = NULL; /* pixels: with a projection */
     int *assign = NULL;
     FILE *csv = NULL;
     diag_scores scores = {0};
@@ -177,9 +178,9 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
-    if (dim != model.dim) {
+    if (dim != gmm_model_input_dim(&model)) {
         rc = cli_error("%s has %d x %d images (%d values) but the model expects %d values",
-                       ds.images_path, ds.rows, ds.cols, dim, model.dim);
+                       ds.images_path, ds.rows, ds.cols, dim, gmm_model_input_dim(&model));
         goto done;
     }
     loglik = malloc(sizeof(double) * ds.n_samples);
@@ -201,9 +202,16 @@ int main(int argc, char **argv)
     }
     if (device_notice) cli_notice(NULL, device_notice);
     if ((st = dataset_to_double(&ds, &X)) != GMM_OK ||
-        (blur > 0 && (st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur, gpu)) != GMM_OK) ||
-        (st = gmm_score_samples_on(&model, X, ds.n_samples, device, gpu, loglik, resp, assign)) !=
-            GMM_OK) {
+        (blur > 0 && (st = images_blur(X, ds.n_samples, ds.rows, ds.cols, blur, gpu)) != GMM_OK)) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    if ((rc = pca_predict_apply(&model, &X, ds.n_samples, gpu, &pixels))) goto done;
+    if (model.projection)
+        printf("projected every image on the model's %d PCA axes%s\n", model.projection->n_axes,
+               model.projection->whiten ? " (whitened)" : "");
+    if ((st = gmm_score_samples_on(&model, X, ds.n_samples, device, gpu, loglik, resp, assign)) !=
+        GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
@@ -257,8 +265,8 @@ int main(int argc, char **argv)
         goto done;
     if (images_dir) {
         if ((rc = diagnostics_make_dir(images_dir))) goto done;
-        st = images_write(images_dir, &model, X, ds.n_samples, scores.labels, scores.distance_sq,
-                          model.seed, gpu);
+        st = images_write(images_dir, &model, pixels ? pixels : X, ds.n_samples, scores.labels,
+                          scores.distance_sq, model.seed, gpu);
         if (st != GMM_OK) {
             rc = cli_fail(st);
             goto done;
@@ -271,6 +279,7 @@ done:
     gmm_model_free(&model);
     dataset_free(&ds);
     free(X);
+    free(pixels);
     free(loglik);
     free(resp);
     free(assign);

@@ -14,12 +14,14 @@
 #include "app/diagnostics_report.h"
 #include "app/gmm_train_args.h"
 #include "app/images.h"
+#include "app/pca_apply.h"
 #include "app/report.h"
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
 #include "models/gmm.h"
 #include "models/init.h"
 #include "models/model_io.h"
+#include "models/pca.h"
 
 /* Interrupts. The first SIGINT or SIGTERM asks the fit to stop after its current iteration
  * (the library polls stop_requested through options.should_stop); the model so far is written
@@ -72,6 +74,7 @@ typedef struct {
     double blur;
     const char *data_path;
     int quiet;
+    gmm_projection *projection; /* --pca: lent to the model, freed at the end */
 } model_labels;
 static model_labels file_labels;
 
@@ -81,6 +84,7 @@ static void label_model(gmm_model *m)
     m->image_cols = file_labels.image_cols;
     m->blur_sigma = file_labels.blur; /* gmm-predict applies the same blur */
     snprintf(m->data_path, sizeof m->data_path, "%s", file_labels.data_path);
+    m->projection = file_labels.projection;
 }
 
 /* options.on_checkpoint: the model so far, written atomically over the output file. A failed
@@ -161,7 +165,8 @@ int main(int argc, char **argv)
     int rc = 0;
     gmm_status st;
     dataset ds = {0};
-    double *X = NULL;
+    double *X = NULL, *pixels = NULL; /* with --pca: X projected, pixels for the pictures */
+    gmm_projection *projection = NULL;
     gmm_model model = {0}, start = {0};
     diag_scores scores = {0};
     gmm_fit_scores fit_scores = {0};
@@ -224,6 +229,10 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
+    if (init_from && (args.pca_axes || start.projection)) {
+        rc = cli_error("--init-from does not yet continue a --pca fit");
+        goto done;
+    }
     if (init_from && start.dim != dim) {
         rc = cli_error("--init-from %s: the model is for %d features (%d x %d images), the data "
                        "has %d x %d images", init_from, start.dim, start.image_rows,
@@ -247,6 +256,9 @@ int main(int argc, char **argv)
             printf("blurred every image with a 5x5 Gaussian, sigma %g%s\n", blur,
                    init_from ? " (recorded in the starting model)" : "");
     }
+    if ((rc = pca_train_apply(args.pca_axes, args.whiten, &X, ds.n_samples, &dim, gpu, quiet,
+                              &projection, &pixels)))
+        goto done;
     double t_loaded = cli_now_seconds();
     if (!quiet)
         printf("data: %s: %d images of %d x %d%s (loaded in %.2f s)\n", ds.images_path,
@@ -268,7 +280,8 @@ int main(int argc, char **argv)
     opt.on_notice = cli_notice;
     opt.user = &trace;
     file_labels = (model_labels){.output = output, .image_rows = ds.rows, .image_cols = ds.cols,
-                                 .blur = blur, .data_path = data_path, .quiet = quiet};
+                                 .blur = blur, .data_path = data_path, .quiet = quiet,
+                                 .projection = projection};
     opt.should_stop = stop_was_requested;
     if (opt.checkpoint_every > 0) opt.on_checkpoint = write_checkpoint;
     if (opt.init == GMM_INIT_KNN && !quiet) {
@@ -341,8 +354,8 @@ int main(int argc, char **argv)
     if (stop_requested) goto interrupted_after_fit;
     if (images_dir) {
         if ((rc = diagnostics_make_dir(images_dir))) goto done;
-        st = images_write(images_dir, &model, X, ds.n_samples, scores.labels, scores.distance_sq,
-                          opt.seed, gpu);
+        st = images_write(images_dir, &model, pixels ? pixels : X, ds.n_samples, scores.labels,
+                          scores.distance_sq, opt.seed, gpu);
         if (st != GMM_OK) {
             rc = cli_fail(st);
             goto done;
@@ -395,6 +408,9 @@ done:
     diag_trace_free(&trace);
     diag_scores_free(&scores);
     gmm_fit_scores_free(&fit_scores);
+    if (model.projection == projection) model.projection = NULL; /* lent by label_model */
+    gmm_projection_free(projection);
+    free(pixels);
     gmm_model_free(&model);
     gmm_model_free(&start);
     free(X);

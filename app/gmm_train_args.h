@@ -13,6 +13,7 @@ typedef struct {
     long long limit;
     int quiet;
     int timings;                /* --timings: one line saying where the run's time went */
+    int pca_axes, whiten;       /* --pca D (0: none), --whiten */
     int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
 } gmm_train_args;
 

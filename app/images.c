@@ -2,6 +2,8 @@
  * atypical training images; and the Gaussian blur applied before fitting. */
 #include "app/images.h"
 
+#include "models/pca.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,22 +106,24 @@ static gmm_status write_rows(const char *path, const gmm_model *model, const dou
 
 static gmm_status write_means_entropy(const char *path, const gmm_model *m, gmm_gpu *gpu)
 {
-    int K = m->n_components, rows = m->image_rows, cols = m->image_cols, d = m->dim;
-    int width = 2 * cols + 1;
+    int K = m->n_components, rows = m->image_rows, cols = m->image_cols;
+    int d = gmm_model_input_dim(m), width = 2 * cols + 1;
     gmm_status st = GMM_OK;
+    double *pixel_means = malloc(sizeof(double) * (size_t)K * d); /* a projection's mapped back */
     uint8_t *levels = malloc(d);
     float *ent = malloc(sizeof(float) * d);
     double *ent_d = malloc(sizeof(double) * d);
     double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
     char **captions = report_captions_alloc(K);
     uint8_t *mask = malloc((size_t)rows * width);
-    if (!levels || !ent || !ent_d || !tiles || !captions || !mask) {
+    if (!levels || !ent || !ent_d || !tiles || !captions || !mask || !pixel_means) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
+    if ((st = gmm_model_pixel_means(m, pixel_means)) != GMM_OK) goto fail;
     int use_gpu = gpu != NULL;
     for (int k = 0; k < K; k++) {
-        const double *mean = m->means + (size_t)k * d;
+        const double *mean = pixel_means + (size_t)k * d;
         for (int j = 0; j < d; j++) {
             double v = mean[j] < 0 ? 0 : mean[j] > 1 ? 1 : mean[j];
             int q = (int)(v * ENTROPY_LEVELS);
@@ -149,6 +153,7 @@ static gmm_status write_means_entropy(const char *path, const gmm_model *m, gmm_
     st = png_write_tile_grid_color(path, tiles, K, rows, width, 4, (const char *const *)captions,
                                    &style);
 fail:
+    free(pixel_means);
     free(mask);
     free(levels);
     free(ent);
@@ -161,13 +166,16 @@ fail:
 static gmm_status write_samples(const char *path, const gmm_model *model, uint64_t seed)
 {
     int K = model->n_components, rows = model->image_rows, cols = model->image_cols;
+    /* drawn in the model's dim, then mapped back to the pixels through its projection */
     int d = model->dim, n = SAMPLES_PER_COMPONENT, width = n * (cols + 1) - 1;
+    int pixels_dim = gmm_model_input_dim(model);
     gmm_status st = GMM_OK;
     gmm_model one = {0};
     double *draws = malloc(sizeof(double) * (size_t)n * d);
+    double *pixels = model->projection ? malloc(sizeof(double) * (size_t)n * pixels_dim) : draws;
     double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
     const double *ptr[SAMPLES_PER_COMPONENT];
-    if (!draws || !tiles) {
+    if (!draws || !pixels || !tiles) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -176,12 +184,16 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
         /* the same model with all weight on component k draws from that component alone */
         for (int j = 0; j < K; j++) one.weights[j] = j == k ? 1.0 : 0.0;
         if ((st = gmm_sample(&one, n, seed + (uint64_t)k, draws, NULL)) != GMM_OK) goto fail;
-        for (int t = 0; t < n; t++) ptr[t] = draws + (size_t)t * d;
+        if (model->projection &&
+            (st = gmm_projection_inverse(model->projection, draws, n, pixels)) != GMM_OK)
+            goto fail;
+        for (int t = 0; t < n; t++) ptr[t] = pixels + (size_t)t * pixels_dim;
         strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);
     }
     st = write_rows(path, model, tiles, rows, width, NULL, NULL, 0);
 fail:
     gmm_model_free(&one);
+    if (pixels != draws) free(pixels);
     free(draws);
     free(tiles);
     return st;
@@ -191,7 +203,7 @@ static gmm_status write_typical(const char *path, const gmm_model *model, const 
                                 int64_t n_samples, const int *labels, const double *distance_sq)
 {
     int K = model->n_components, rows = model->image_rows, cols = model->image_cols;
-    int d = model->dim, n = 2 * TYPICAL_EACH + 1, width = n * (cols + 1) - 1;
+    int d = gmm_model_input_dim(model), n = 2 * TYPICAL_EACH + 1, width = n * (cols + 1) - 1;
     gmm_status st = GMM_OK;
     int64_t *most = malloc(sizeof(int64_t) * K * TYPICAL_EACH);
     int64_t *least = malloc(sizeof(int64_t) * K * TYPICAL_EACH);
@@ -237,7 +249,7 @@ gmm_status images_write(const char *dir, const gmm_model *model, const double *X
                         int64_t n_samples, const int *labels, const double *distance_sq,
                         uint64_t seed, gmm_gpu *gpu)
 {
-    if (model->image_rows * model->image_cols != model->dim || model->dim <= 0)
+    if (model->image_rows * model->image_cols != gmm_model_input_dim(model) || model->dim <= 0)
         return gmm_error(GMM_ERR_ARG, "cannot draw images: the model has no image shape");
     char path[4096];
     gmm_status st;

@@ -7,6 +7,7 @@
 #include "app/cli.h"
 #include "data/png_write.h"
 #include "models/metrics.h"
+#include "models/pca.h"
 
 int report_clustering(const int *assignments, int n_components, const uint8_t *labels,
                       int64_t n_samples)
@@ -40,6 +41,11 @@ int report_training(const gmm_model *model, const gmm_fit_scores *scores, const 
     printf("training data: mean log-likelihood %.6f   BIC %.6g   AIC %.6g   (%lld parameters)\n",
            mean, gmm_bic(model, mean, n_samples), gmm_aic(model, mean, n_samples),
            (long long)gmm_n_parameters(model));
+    const gmm_projection *p = model->projection;
+    if (p)
+        printf("pca: the %d axes of %d explain %.2f%% of the variance%s\n", p->n_axes,
+               p->input_dim, 100.0 * gmm_projection_explained_ratio(p),
+               p->whiten ? " (whitened)" : "");
     return labels ? report_clustering(scores->labels, model->n_components, labels, n_samples) : 0;
 }
 
@@ -57,15 +63,24 @@ char **report_captions_alloc(int n)
 
 gmm_status report_means_png(const char *path, const gmm_model *model)
 {
-    if (model->image_rows * model->image_cols != model->dim || model->dim <= 0)
+    const int d = gmm_model_input_dim(model);
+    if (model->image_rows * model->image_cols != d || model->dim <= 0)
         return gmm_error(GMM_ERR_ARG, "cannot draw means: the model has no image shape");
     int K = model->n_components;
+    gmm_status st = GMM_OK;
     char **captions = report_captions_alloc(K);
-    if (!captions) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    double *pixel_means = malloc(sizeof(double) * (size_t)K * d); /* mapped back from a PCA */
+    if (!captions || !pixel_means) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if ((st = gmm_model_pixel_means(model, pixel_means)) != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
         snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d w=%.3f", k, model->weights[k]);
-    gmm_status st = png_write_tile_grid(path, model->means, K, model->image_rows,
-                                        model->image_cols, 4, (const char *const *)captions);
+    st = png_write_tile_grid(path, pixel_means, K, model->image_rows, model->image_cols, 4,
+                             (const char *const *)captions);
+fail:
+    free(pixel_means);
     free(captions);
     return st;
 }

@@ -48,6 +48,10 @@ static void usage(FILE *out)
             "                         log-likelihood tables and plots to DIR\n"
             "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
             "                         fitting; the model records it and gmm-predict applies it\n"
+            "  --pca D                fit the mixture to the images' top D principal axes\n"
+            "                         (after --blur); the model keeps the projection and\n"
+            "                         gmm-predict applies it; pictures stay in pixel space\n"
+            "  --whiten               with --pca: scale each axis to unit variance\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -v, --verbose          also the time of each phase (data, device, fit)\n"
             "  --timings              one line at the end: where the run's time went (data,\n"
@@ -63,7 +67,8 @@ static void usage(FILE *out)
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
-       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS };
+       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS,
+       OPT_PCA, OPT_WHITEN };
 
 int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
 {
@@ -74,6 +79,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     opt.n_components = 10;
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
+    long long pca_axes = 0;
+    int whiten = 0;
     const char *init_from = NULL;
     long long limit = 0, v;
     int quiet = 0, k_given = 0, cov_given = 0, timings = 0;
@@ -93,6 +100,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"checkpoint", required_argument, 0, OPT_CHECKPOINT},
         {"init-from", required_argument, 0, OPT_INIT_FROM},
         {"verbose", no_argument, 0, 'v'}, {"timings", no_argument, 0, OPT_TIMINGS},
+        {"pca", required_argument, 0, OPT_PCA}, {"whiten", no_argument, 0, OPT_WHITEN},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -178,6 +186,10 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         case 'q': quiet = 1; break;
         case 'v': opt.verbose = 2; break;
         case OPT_TIMINGS: timings = 1; break;
+        case OPT_PCA:
+            if (cli_parse_int("--pca", optarg, 1, INT_MAX, &pca_axes)) return 1;
+            break;
+        case OPT_WHITEN: whiten = 1; break;
         case 'h': usage(stdout); return 0;
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default:
@@ -190,10 +202,12 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     }
     if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
     if (!*output) return cli_error("-o needs a file name");
+    if (whiten && !pca_axes) return cli_error("--whiten needs --pca D (it scales the PCA axes)");
     *args = (gmm_train_args){.opt = opt, .output = output, .png = png, .images_dir = images_dir,
                              .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
                              .limit = limit, .quiet = quiet, .timings = timings,
                              .init_from = init_from,
-                             .k_given = k_given, .cov_given = cov_given};
+                             .k_given = k_given, .cov_given = cov_given,
+                             .pca_axes = (int)pca_axes, .whiten = whiten};
     return -1;
 }

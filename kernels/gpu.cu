@@ -223,6 +223,26 @@ fail:
     return status;
 }
 
+extern "C" gmm_status gmm_gpu_dsyevd(gmm_gpu *h, int n, double *A, int lda, double *d_w,
+                                      int *d_info)
+{
+    gmm_status status = GMM_OK;
+    int lwork = 0;
+    void *work = NULL;
+    cusolverDnHandle_t solver = NULL;
+    if ((status = solver_of(h, &solver)) != GMM_OK) return status;
+    GMM_CUSOLVER_CHECK(cusolverDnDsyevd_bufferSize(solver, CUSOLVER_EIG_MODE_VECTOR,
+                                                   CUBLAS_FILL_MODE_UPPER, n, A, lda, d_w,
+                                                   &lwork));
+    if ((status = gmm_gpu_workspace(h, sizeof(double) * (size_t)(lwork > 0 ? lwork : 1), &work)) !=
+        GMM_OK)
+        return status;
+    GMM_CUSOLVER_CHECK(cusolverDnDsyevd(solver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER,
+                                        n, A, lda, d_w, (double *)work, lwork, d_info));
+fail:
+    return status;
+}
+
 /* Row-major upper R with A = R^T R is the column-major lower L = R^T with A = L L^T. */
 extern "C" gmm_status gmm_gpu_dpotrf_upper_many(gmm_gpu *h, int n, double **d_ptrs,
                                                 double *const *h_ptrs, int lda, int batch,

@@ -102,6 +102,11 @@ gmm_status gmm_gpu_upper_inverse(gmm_gpu *gpu, int n, const double *R, int ldr, 
  * 0, or i when the i-th diagonal element (from 1) is zero. Runs on gpu's stream (a lane's own
  * cuSOLVER handle on a lane); workspace from gmm_gpu_workspace. */
 gmm_status gmm_gpu_upper_invert(gmm_gpu *gpu, int n, double *R, int ldr, int *d_info);
+/* Eigen-decomposition of a symmetric n x n A in place (cusolverDnDsyevd, vectors wanted): the
+ * eigenvalues ascending into d_w (n), and row i of A (row-major) becomes the unit eigenvector of
+ * d_w[i] (a symmetric matrix reads the same in both majors, and cuSOLVER's eigenvector columns
+ * are our rows). d_info: 0, or cuSOLVER's failure code. Workspace from gmm_gpu_workspace. */
+gmm_status gmm_gpu_dsyevd(gmm_gpu *gpu, int n, double *A, int lda, double *d_w, int *d_info);
 /* X = L^{-1} B in place of B (n x n_rhs), L lower triangular n x n. */
 gmm_status gmm_gpu_lower_solve(gmm_gpu *gpu, int n, int n_rhs, const double *L, int ldl,
                                double *B, int ldb);

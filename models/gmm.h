@@ -59,6 +59,21 @@ const char *gmm_precision_name(gmm_precision precision);
 /* Number of doubles in the covariance (and precision Cholesky) array of a model. */
 size_t gmm_cov_size(gmm_cov_type type, int n_components, int dim);
 
+/* A PCA projection in front of the mixture (gmm-train --pca D [--whiten]): an image x
+ * (input_dim pixels) becomes z = (x - mean) W^T, divided elementwise by sqrt(explained_variance)
+ * when whiten, with W = components (n_axes x input_dim, orthonormal rows: the top n_axes
+ * eigenvectors of the data's covariance, eigenvalues explained_variance, descending). The mixture
+ * is fitted to z (its dim is n_axes); models/pca.h computes and applies it. */
+typedef struct {
+    int input_dim;
+    int n_axes;
+    int whiten;
+    double total_variance;      /* trace of the covariance: the variance of all input_dim axes */
+    double *mean;               /* input_dim */
+    double *components;         /* n_axes x input_dim */
+    double *explained_variance; /* n_axes */
+} gmm_projection;
+
 /* A fitted model. weights[K], means[K x d]; covariances and precisions_cholesky have
  * gmm_cov_size() doubles: full K x d x d, tied d x d, diag K x d, spherical K.
  * precisions_cholesky follows scikit-learn: for full/tied the upper-triangular U with
@@ -86,7 +101,12 @@ typedef struct {
     uint64_t seed;
     double blur_sigma;           /* the Gaussian blur applied to the images before fitting (0 = none) */
     char data_path[512];
+    gmm_projection *projection;  /* NULL: fitted on the pixels; else owned by the model (freed
+                                    and copied with it), and dim == projection->n_axes */
 } gmm_model;
+
+/* The dimension of the images the model takes: projection->input_dim, or dim. */
+int gmm_model_input_dim(const gmm_model *model);
 
 /* Allocates the parameter arrays (zeroed); metadata zeroed. */
 gmm_status gmm_model_alloc(gmm_model *model, int n_components, int dim, gmm_cov_type type);

@@ -2,6 +2,8 @@
  * scikit-learn's defaults and their validation, and the parameter count behind BIC and AIC. */
 #include "models/gmm.h"
 
+#include "models/pca.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -139,6 +141,13 @@ void gmm_model_free(gmm_model *model)
     free(model->covariances);
     free(model->precisions_cholesky);
     model->weights = model->means = model->covariances = model->precisions_cholesky = NULL;
+    gmm_projection_free(model->projection);
+    model->projection = NULL;
+}
+
+int gmm_model_input_dim(const gmm_model *model)
+{
+    return model->projection ? model->projection->input_dim : model->dim;
 }
 
 gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src)
@@ -157,6 +166,11 @@ gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src)
     tmp.means = means;
     tmp.covariances = cov;
     tmp.precisions_cholesky = prec;
+    tmp.projection = NULL;
+    if (src->projection && (st = gmm_projection_copy(src->projection, &tmp.projection)) != GMM_OK) {
+        gmm_model_free(&tmp);
+        return st;
+    }
 
     size_t k = (size_t)src->n_components, d = (size_t)src->dim;
     size_t n_cov = gmm_cov_size(src->covariance_type, src->n_components, src->dim);

@@ -4,6 +4,7 @@
 
 #include "data/file_open.h"
 #include "data/gunzip.h"
+#include "models/pca.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +20,9 @@ static const char model_magic[8] = {'G', 'M', 'M', 'M', 'O', 'D', 'E', 'L'};
 
 enum {
     DTYPE_FLOAT64 = 1,
-    /* magic, twelve u32 fields, seed, n_train_samples, four f64 and the path length */
-    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 4 * 8 + 4,
+    /* magic, twelve u32 fields, seed, n_train_samples, four f64, the projection's input
+     * dimension, whiten flag and total variance (version 3), and the path length */
+    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 4 * 8 + 4 + 4 + 8 + 4,
     CRC_BYTES = 4,
     MAX_DATA_PATH = (int)sizeof(((gmm_model *)0)->data_path) - 1,
 };
@@ -150,10 +152,16 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
                          (int)m->covariance_type);
     if (!m->weights || !m->means || !m->covariances || !m->precisions_cholesky)
         return gmm_error(GMM_ERR_ARG, "cannot save a model whose arrays are not allocated");
+    const gmm_projection *proj = m->projection;
+    if (proj && (proj->n_axes != m->dim || proj->input_dim < m->dim || !proj->mean ||
+                 !proj->components || !proj->explained_variance))
+        return gmm_error(GMM_ERR_ARG, "cannot save a model of dim=%d with a projection of %d "
+                         "axes of %d dimensions", m->dim, proj->n_axes, proj->input_dim);
+    const int input_dim = gmm_model_input_dim(m);
     if (m->image_rows < 0 || m->image_cols < 0 ||
-        (int64_t)m->image_rows * m->image_cols != (m->image_rows || m->image_cols ? m->dim : 0))
-        return gmm_error(GMM_ERR_ARG, "image shape %d x %d does not match dim=%d", m->image_rows,
-                         m->image_cols, m->dim);
+        (int64_t)m->image_rows * m->image_cols != (m->image_rows || m->image_cols ? input_dim : 0))
+        return gmm_error(GMM_ERR_ARG, "image shape %d x %d does not match the input dimension %d",
+                         m->image_rows, m->image_cols, input_dim);
     if (m->n_iter < 0 || m->max_iter < 0 || m->n_init < 0 || (int)m->init < 0 ||
         m->n_train_samples < 0)
         return gmm_error(GMM_ERR_ARG, "cannot save a model with negative training metadata");
@@ -163,7 +171,8 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     size_t path_len = strnlen(m->data_path, MAX_DATA_PATH);
     size_t k = (size_t)m->n_components, d = (size_t)m->dim;
     size_t n_cov = gmm_cov_size(m->covariance_type, m->n_components, m->dim);
-    size_t n_doubles = k + k * d + 2 * n_cov;
+    size_t n_proj = proj ? (size_t)proj->input_dim * (1 + d) + d : 0;
+    size_t n_doubles = k + k * d + 2 * n_cov + n_proj;
     size_t total = FIXED_HEADER_BYTES + path_len + 8 * n_doubles + CRC_BYTES;
 
     gmm_status st = GMM_OK;
@@ -201,19 +210,26 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     put_f64(&w, m->reg_covar);
     put_f64(&w, m->tol);
     put_f64(&w, m->blur_sigma);
+    put_u32(&w, proj ? (uint32_t)proj->input_dim : 0u);
+    put_u32(&w, proj && proj->whiten ? 1u : 0u);
+    put_f64(&w, proj ? proj->total_variance : 0.0);
     put_u32(&w, (uint32_t)path_len);
     memcpy(w.p, m->data_path, path_len);
     w.p += path_len;
-    file_segment seg[6];
+    file_segment seg[9];
     int n_seg = 0;
     if (in_place) {
-        const file_segment arrays[4] = {{m->weights, 8 * k},
-                                        {m->means, 8 * k * d},
-                                        {m->covariances, 8 * n_cov},
-                                        {m->precisions_cholesky, 8 * n_cov}};
+        const file_segment arrays[7] = {
+            {m->weights, 8 * k},
+            {m->means, 8 * k * d},
+            {m->covariances, 8 * n_cov},
+            {m->precisions_cholesky, 8 * n_cov},
+            {proj ? proj->mean : NULL, proj ? 8 * (size_t)proj->input_dim : 0},
+            {proj ? proj->components : NULL, proj ? 8 * d * (size_t)proj->input_dim : 0},
+            {proj ? proj->explained_variance : NULL, proj ? 8 * d : 0}};
         uint32_t crc = data_crc32(buf, header_bytes);
         seg[n_seg++] = (file_segment){buf, header_bytes};
-        for (int a = 0; a < 4; a++) {
+        for (int a = 0; a < (proj ? 7 : 4); a++) {
             crc = data_crc32_update(crc, arrays[a].data, arrays[a].bytes);
             seg[n_seg++] = arrays[a];
         }
@@ -224,6 +240,11 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
         put_f64_array(&w, m->means, k * d);
         put_f64_array(&w, m->covariances, n_cov);
         put_f64_array(&w, m->precisions_cholesky, n_cov);
+        if (proj) {
+            put_f64_array(&w, proj->mean, (size_t)proj->input_dim);
+            put_f64_array(&w, proj->components, d * (size_t)proj->input_dim);
+            put_f64_array(&w, proj->explained_variance, d);
+        }
         put_u32(&w, data_crc32(buf, total - CRC_BYTES));
         seg[n_seg++] = (file_segment){buf, total};
     }
@@ -360,7 +381,9 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     /* The version decides the rest of the layout, the CRC's position included, so it is checked
      * before anything else is believed. */
     uint32_t version = 0, dtype = 0, n_components = 0, dim = 0, rows = 0, cols = 0, cov_type = 0,
-             converged = 0, n_iter = 0, max_iter = 0, n_init = 0, init = 0, path_len = 0;
+             converged = 0, n_iter = 0, max_iter = 0, n_init = 0, init = 0, path_len = 0,
+             proj_input_dim = 0, proj_whiten = 0;
+    double proj_total_variance = 0;
     uint64_t seed = 0, n_train = 0;
     double lower_bound = 0, reg_covar = 0, tol = 0, blur_sigma = 0;
     if (get_u32(&r, &version) != 0) goto truncated;
@@ -388,6 +411,11 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     short_read |= get_f64(&r, &reg_covar);
     short_read |= get_f64(&r, &tol);
     if (version >= 2) short_read |= get_f64(&r, &blur_sigma); /* version 1: no blur */
+    if (version >= 3) { /* versions 1 and 2: no projection */
+        short_read |= get_u32(&r, &proj_input_dim);
+        short_read |= get_u32(&r, &proj_whiten);
+        short_read |= get_f64(&r, &proj_total_variance);
+    }
     short_read |= get_u32(&r, &path_len);
     if (short_read) goto truncated;
 
@@ -403,6 +431,16 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     if (n_components < 1 || n_components > INT_MAX || dim < 1 || dim > INT_MAX) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: invalid sizes n_components=%u, dim=%u", path,
                        n_components, dim);
+        goto fail;
+    }
+    if (proj_input_dim != 0 && (proj_input_dim < dim || proj_input_dim > INT_MAX)) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: a projection from %u input dimensions cannot have "
+                       "dim=%u axes", path, proj_input_dim, dim);
+        goto fail;
+    }
+    if (proj_whiten > 1) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: projection whiten flag %u, must be 0 or 1", path,
+                       proj_whiten);
         goto fail;
     }
     if (path_len > MAX_DATA_PATH) {
@@ -425,13 +463,20 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     case GMM_COV_SPHERICAL: n_cov = k; break;
     }
     fits = fits && n_cov <= avail && k + n_means + 2 * n_cov <= avail;
+    /* the projection: mean[p], components[d * p], explained variance[d] */
+    uint64_t p_in = proj_input_dim, n_proj = 0;
+    if (p_in) {
+        fits = fits && p_in <= avail && d <= avail / p_in;
+        n_proj = fits ? p_in + d * p_in + d : 0;
+        fits = fits && n_proj <= avail && k + n_means + 2 * n_cov + n_proj <= avail;
+    }
     if (!fits) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: truncated: %zu bytes cannot hold a model with "
                        "n_components=%u, dim=%u (%s)", path, size, n_components, dim,
                        gmm_cov_type_name((gmm_cov_type)cov_type));
         goto fail;
     }
-    uint64_t expected = 8 * (k + n_means + 2 * n_cov);
+    uint64_t expected = 8 * (k + n_means + 2 * n_cov + n_proj);
     if (budget != expected) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: %llu trailing bytes after the checksum", path,
                        (unsigned long long)(budget - expected));
@@ -447,9 +492,9 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
 
-    if ((uint64_t)rows * cols != (rows || cols ? d : 0)) {
-        st = gmm_error(GMM_ERR_FORMAT, "%s: image shape %u x %u does not match dim=%u", path, rows,
-                       cols, dim);
+    if ((uint64_t)rows * cols != (rows || cols ? (p_in ? p_in : d) : 0)) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: image shape %u x %u does not match the input "
+                       "dimension %llu", path, rows, cols, (unsigned long long)(p_in ? p_in : d));
         goto fail;
     }
     if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
@@ -491,6 +536,15 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     get_f64_array(&r, m.means, k * d);
     get_f64_array(&r, m.covariances, n_cov);
     get_f64_array(&r, m.precisions_cholesky, n_cov);
+    if (p_in) {
+        if ((st = gmm_projection_alloc((int)p_in, (int)dim, (int)proj_whiten, &m.projection)) !=
+            GMM_OK)
+            goto fail;
+        m.projection->total_variance = proj_total_variance;
+        get_f64_array(&r, m.projection->mean, p_in);
+        get_f64_array(&r, m.projection->components, d * p_in);
+        get_f64_array(&r, m.projection->explained_variance, d);
+    }
 
     st = gmm_model_check(&m);
     if (st != GMM_OK) {

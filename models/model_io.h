@@ -1,13 +1,17 @@
 /* model.bin: the versioned binary model file with a CRC-32 over everything before it.
  *
- * Layout (all little-endian), version 2:
+ * Layout (all little-endian), version 3:
  *   magic "GMMMODEL" (8 bytes), u32 format version (GMM_MODEL_VERSION), u32 dtype (1 = float64),
  *   u32 K, u32 d, u32 image rows, u32 image cols, u32 covariance type, u32 converged,
  *   u32 n_iter, u32 max_iter, u32 n_init, u32 init method, u64 seed, i64 n_train_samples,
- *   f64 lower_bound, f64 reg_covar, f64 tol, f64 blur sigma (0 = none), u32 data path length,
- *   data path bytes, f64 weights[K], f64 means[K*d], f64 covariances[n],
- *   f64 precisions_cholesky[n], u32 CRC-32 (zlib's crc32) of every byte above.
- * Version 1 is the same without the blur sigma; it is still read (as blur sigma 0).
+ *   f64 lower_bound, f64 reg_covar, f64 tol, f64 blur sigma (0 = none), u32 projection input
+ *   dimension p (0 = no projection), u32 whiten (0 or 1), f64 total variance, u32 data path
+ *   length, data path bytes, f64 weights[K], f64 means[K*d], f64 covariances[n],
+ *   f64 precisions_cholesky[n], and when p > 0 the projection (d = its number of axes):
+ *   f64 mean[p], f64 components[d*p], f64 explained variance[d]; then u32 CRC-32 (zlib's
+ *   crc32) of every byte above. Image rows x cols is p when there is a projection, else d.
+ * Version 2 is the same without the three projection fields and arrays, version 1 also without
+ * the blur sigma; both are still read (as no projection, blur sigma 0).
  */
 #ifndef GMM_MODEL_IO_H
 #define GMM_MODEL_IO_H
@@ -18,7 +22,7 @@
 extern "C" {
 #endif
 
-#define GMM_MODEL_VERSION 2u
+#define GMM_MODEL_VERSION 3u
 /* The blur sigma a model (and the programs' --blur) may have besides 0 (none): below 0.01 pixel
  * the 5x5 filter is the identity, and its square must not underflow. */
 #define GMM_BLUR_SIGMA_MIN 0.01

@@ -19,8 +19,10 @@ enum {
     OFF_COV_TYPE = 32,
     OFF_REG_COVAR = 80,
     OFF_BLUR = 96,
-    OFF_PATH_LEN = 104,
-    HEADER_BYTES = 108,
+    OFF_PROJ = 104,      /* version 3: projection input dimension, whiten, total variance */
+    PROJ_HEADER_BYTES = 16,
+    OFF_PATH_LEN = 120,
+    HEADER_BYTES = 124,
 };
 
 static void make_model(gmm_model *m, gmm_cov_type type, int k, int rows, int cols, uint64_t seed)
@@ -311,7 +313,7 @@ START_TEST(test_version)
     ck_assert_int_eq(buf[OFF_VERSION], GMM_MODEL_VERSION);
     put_u32(buf + OFF_VERSION, 99);
     expect_edit_error(path, buf, size, GMM_ERR_VERSION, "version 99");
-    expect_load_error(path, GMM_ERR_VERSION, "supports versions 1 to 2");
+    expect_load_error(path, GMM_ERR_VERSION, "supports versions 1 to 3");
     /* Only the version matters: a newer file cut short is still "another version". */
     write_file(path, buf, 12);
     expect_load_error(path, GMM_ERR_VERSION, "version 99");
@@ -321,33 +323,53 @@ START_TEST(test_version)
 }
 END_TEST
 
-/* A version-1 file (the layout before the blur sigma: the same bytes without those 8) loads,
- * with blur sigma 0 and every other field as saved. */
+/* A version-1 file (the layout before the blur sigma and the projection: the same bytes
+ * without those 8 + 16) and a version-2 file (without the 16 projection bytes) load, with blur
+ * sigma 0 (version 1), no projection and every other field as saved. */
 START_TEST(test_version_1_still_loads)
 {
-    const char *path = tu_tmp_path("v2.bin");
+    const char *path = tu_tmp_path("v3.bin");
     gmm_model a, b;
     make_model(&a, GMM_COV_FULL, 3, 4, 5, 42);
+    a.blur_sigma = 1.5;
     ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
     size_t size;
-    unsigned char *v2 = read_file(path, &size);
-    unsigned char *v1 = malloc(size - 8);
+    unsigned char *v3 = read_file(path, &size);
+    /* version 2 */
+    const size_t size2 = size - PROJ_HEADER_BYTES;
+    unsigned char *v2 = malloc(size2);
+    memcpy(v2, v3, OFF_PROJ);
+    memcpy(v2 + OFF_PROJ, v3 + OFF_PROJ + PROJ_HEADER_BYTES, size - OFF_PROJ - PROJ_HEADER_BYTES);
+    put_u32(v2 + OFF_VERSION, 2);
+    fix_crc(v2, size2);
+    const char *v2_path = tu_tmp_path("v2.bin");
+    write_file(v2_path, v2, size2);
+    memset(&b, 0, sizeof b);
+    ck_assert_int_eq(gmm_model_load(v2_path, &b), GMM_OK);
+    ck_assert_ptr_null(b.projection);
+    assert_same_model(&a, &b);
+    gmm_model_free(&b);
+    /* version 1 */
+    const size_t size1 = size2 - 8;
+    unsigned char *v1 = malloc(size1);
     memcpy(v1, v2, OFF_BLUR);
-    memcpy(v1 + OFF_BLUR, v2 + OFF_BLUR + 8, size - OFF_BLUR - 8);
+    memcpy(v1 + OFF_BLUR, v2 + OFF_BLUR + 8, size2 - OFF_BLUR - 8);
     put_u32(v1 + OFF_VERSION, 1);
-    fix_crc(v1, size - 8);
+    fix_crc(v1, size1);
     const char *v1_path = tu_tmp_path("v1.bin");
-    write_file(v1_path, v1, size - 8);
+    write_file(v1_path, v1, size1);
     memset(&b, 0, sizeof b);
     ck_assert_int_eq(gmm_model_load(v1_path, &b), GMM_OK);
     ck_assert(b.blur_sigma == 0.0);
+    ck_assert_ptr_null(b.projection);
     a.blur_sigma = 0;
     assert_same_model(&a, &b);
-    /* saved again, it becomes a version-2 file */
+    free(v3);
+    /* saved again, it becomes a version-3 file */
     ck_assert_int_eq(gmm_model_save(path, &b), GMM_OK);
     free(v2);
     v2 = read_file(path, &size);
-    ck_assert_int_eq(v2[OFF_VERSION], 2);
+    ck_assert_int_eq(v2[OFF_VERSION], 3);
     /* a version-1 file cut short is truncated, not misread as version 2 */
     write_file(v1_path, v1, OFF_BLUR + 4);
     expect_load_error(v1_path, GMM_ERR_FORMAT, "truncated");
