@@ -1,8 +1,10 @@
-/* Regular files only, opened without blocking, and the memory budget (see file_open.h). */
+/* Regular files only, opened without blocking, the memory budget, whole reads and segmented
+ * writes (see file_open.h). */
 #include "data/file_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -52,4 +54,104 @@ uint64_t file_memory_budget(void)
             budget = (uint64_t)rl.rlim_cur;
     }
     return budget;
+}
+
+#define WRITE_PIECE_BYTES ((size_t)4 << 20)
+
+int file_write_segments(const char *path, const file_segment *seg, int n_seg)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    size_t n_pieces = 0;
+    for (int s = 0; s < n_seg; s++) n_pieces += (seg[s].bytes + WRITE_PIECE_BYTES - 1) / WRITE_PIECE_BYTES;
+    struct piece {
+        const unsigned char *src;
+        off_t offset;
+        size_t bytes;
+    } *pieces = malloc(sizeof *pieces * (n_pieces ? n_pieces : 1));
+    if (!pieces) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t n = 0;
+    off_t offset = 0;
+    for (int s = 0; s < n_seg; s++) {
+        for (size_t done = 0; done < seg[s].bytes; done += WRITE_PIECE_BYTES) {
+            size_t bytes = seg[s].bytes - done < WRITE_PIECE_BYTES ? seg[s].bytes - done
+                                                                   : WRITE_PIECE_BYTES;
+            pieces[n++] = (struct piece){(const unsigned char *)seg[s].data + done,
+                                         offset + (off_t)done, bytes};
+        }
+        offset += (off_t)seg[s].bytes;
+    }
+    int failed = 0, first_errno = 0;
+#pragma omp parallel for schedule(dynamic) if (n > 2)
+    for (size_t i = 0; i < n; i++) {
+        size_t written = 0;
+        while (written < pieces[i].bytes) {
+            ssize_t r = pwrite(fd, pieces[i].src + written, pieces[i].bytes - written,
+                               pieces[i].offset + (off_t)written);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+#pragma omp critical(model_write_error)
+                if (!failed) {
+                    failed = 1;
+                    first_errno = r < 0 ? errno : EIO;
+                }
+                break;
+            }
+            written += (size_t)r;
+        }
+    }
+    free(pieces);
+    if (!failed && fsync(fd) != 0) {
+        failed = 1;
+        first_errno = errno;
+    }
+    if (close(fd) != 0 && !failed) {
+        failed = 1;
+        first_errno = errno;
+    }
+    if (failed) errno = first_errno;
+    return failed ? -1 : 0;
+}
+
+gmm_status file_read_whole(const char *path, const char *expected, unsigned char **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    gmm_status st = GMM_OK;
+    unsigned char *buf = NULL;
+    struct stat sb;
+    int fd = file_open_regular(path, expected, &sb, &st);
+    if (fd < 0) return st;
+    if ((uint64_t)sb.st_size > SIZE_MAX - 1) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: too large to read", path);
+        goto fail;
+    }
+    size_t n = (size_t)sb.st_size;
+    buf = malloc(n + 1); /* +1 so that an empty file still gets a real pointer */
+    if (!buf) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate %zu bytes to read it", path, n);
+        goto fail;
+    }
+    for (size_t got = 0; got < n;) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            st = gmm_error(GMM_ERR_IO, "%s: read failed%s%s", path, r < 0 ? ": " : " (file shrank)",
+                           r < 0 ? strerror(errno) : "");
+            goto fail;
+        }
+        got += (size_t)r;
+    }
+    *data = buf;
+    *size = n;
+    buf = NULL;
+
+fail:
+    free(buf);
+    close(fd);
+    return st;
 }

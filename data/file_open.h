@@ -1,8 +1,10 @@
 /* Opening the files gmm reads (IDX data, model files): only regular files, never blocking on a
- * FIFO without a writer, and the memory a file's contents may claim. */
+ * FIFO without a writer, and the memory a file's contents may claim; reading one whole, and
+ * writing one from pieces of memory on all cores. */
 #ifndef GMM_FILE_OPEN_H
 #define GMM_FILE_OPEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -18,5 +20,22 @@ int file_open_regular(const char *path, const char *expected, struct stat *sb, g
 /* The bytes this process can have: the machine's physical memory, lowered by an address-space or
  * data-segment limit when one is set. A header that promises more fails before allocating. */
 uint64_t file_memory_budget(void);
+
+/* The whole of a regular file (file_open_regular's checks, `expected` in its messages) in a new
+ * buffer (*data, free it; one byte more than *size, so an empty file still gets a pointer). */
+gmm_status file_read_whole(const char *path, const char *expected, unsigned char **data,
+                           size_t *size);
+
+/* Consecutive pieces of a file's bytes. */
+typedef struct {
+    const void *data;
+    size_t bytes;
+} file_segment;
+
+/* Writes the segments back to back into a new file (created or truncated), in pieces of 4 MB on
+ * all cores (pwrite at their offsets: a 100 MB model reaches the page cache several times
+ * faster than through one write), then flushes it to the disk before the caller renames it (or
+ * a crash could leave a renamed empty file). 0, or -1 with errno set. */
+int file_write_segments(const char *path, const file_segment *seg, int n_seg);
 
 #endif

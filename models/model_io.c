@@ -69,77 +69,6 @@ static void put_f64_array(writer *w, const double *x, size_t n)
     for (size_t i = 0; i < n; i++) put_f64(w, x[i]);
 }
 
-/* Consecutive pieces of a file's bytes. */
-typedef struct {
-    const void *data;
-    size_t bytes;
-} file_segment;
-
-#define WRITE_PIECE_BYTES ((size_t)4 << 20)
-
-/* Writes the segments back to back into a new file, in pieces of 4 MB on all cores (pwrite at
- * their offsets: a 100 MB model reaches the page cache several times faster than through one
- * write), then flushes it to the disk before the caller renames it (or a crash could leave a
- * renamed empty file). 0, or -1 with errno set. */
-static int write_segments(const char *path, const file_segment *seg, int n_seg)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) return -1;
-    size_t n_pieces = 0;
-    for (int s = 0; s < n_seg; s++) n_pieces += (seg[s].bytes + WRITE_PIECE_BYTES - 1) / WRITE_PIECE_BYTES;
-    struct piece {
-        const unsigned char *src;
-        off_t offset;
-        size_t bytes;
-    } *pieces = malloc(sizeof *pieces * (n_pieces ? n_pieces : 1));
-    if (!pieces) {
-        close(fd);
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t n = 0;
-    off_t offset = 0;
-    for (int s = 0; s < n_seg; s++) {
-        for (size_t done = 0; done < seg[s].bytes; done += WRITE_PIECE_BYTES) {
-            size_t bytes = seg[s].bytes - done < WRITE_PIECE_BYTES ? seg[s].bytes - done
-                                                                   : WRITE_PIECE_BYTES;
-            pieces[n++] = (struct piece){(const unsigned char *)seg[s].data + done,
-                                         offset + (off_t)done, bytes};
-        }
-        offset += (off_t)seg[s].bytes;
-    }
-    int failed = 0, first_errno = 0;
-#pragma omp parallel for schedule(dynamic) if (n > 2)
-    for (size_t i = 0; i < n; i++) {
-        size_t written = 0;
-        while (written < pieces[i].bytes) {
-            ssize_t r = pwrite(fd, pieces[i].src + written, pieces[i].bytes - written,
-                               pieces[i].offset + (off_t)written);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) {
-#pragma omp critical(model_write_error)
-                if (!failed) {
-                    failed = 1;
-                    first_errno = r < 0 ? errno : EIO;
-                }
-                break;
-            }
-            written += (size_t)r;
-        }
-    }
-    free(pieces);
-    if (!failed && fsync(fd) != 0) {
-        failed = 1;
-        first_errno = errno;
-    }
-    if (close(fd) != 0 && !failed) {
-        failed = 1;
-        first_errno = errno;
-    }
-    if (failed) errno = first_errno;
-    return failed ? -1 : 0;
-}
-
 gmm_status gmm_model_save(const char *path, const gmm_model *model)
 {
     if (!path || !model) return gmm_error(GMM_ERR_ARG, "gmm_model_save: NULL argument");
@@ -257,7 +186,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
         goto fail;
     }
     sprintf(tmp_path, "%s%s", path, GMM_MODEL_TEMP_SUFFIX);
-    if (write_segments(tmp_path, seg, n_seg) != 0) {
+    if (file_write_segments(tmp_path, seg, n_seg) != 0) {
         st = gmm_error(GMM_ERR_IO, "%s: cannot write: %s", tmp_path, strerror(errno));
         remove(tmp_path);
         goto fail;
@@ -319,45 +248,6 @@ static void get_f64_array(reader *r, double *x, size_t n)
     for (size_t i = 0; i < n; i++) get_f64(r, &x[i]);
 }
 
-static gmm_status read_whole_file(const char *path, unsigned char **data, size_t *size)
-{
-    *data = NULL;
-    *size = 0;
-    gmm_status st = GMM_OK;
-    unsigned char *buf = NULL;
-    struct stat sb;
-    int fd = file_open_regular(path, "a model file", &sb, &st);
-    if (fd < 0) return st;
-    if ((uint64_t)sb.st_size > SIZE_MAX - 1) {
-        st = gmm_error(GMM_ERR_NOMEM, "%s: too large to read", path);
-        goto fail;
-    }
-    size_t n = (size_t)sb.st_size;
-    buf = malloc(n + 1); /* +1 so that an empty file still gets a real pointer */
-    if (!buf) {
-        st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate %zu bytes to read it", path, n);
-        goto fail;
-    }
-    for (size_t got = 0; got < n;) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            st = gmm_error(GMM_ERR_IO, "%s: read failed%s%s", path, r < 0 ? ": " : " (file shrank)",
-                           r < 0 ? strerror(errno) : "");
-            goto fail;
-        }
-        got += (size_t)r;
-    }
-    *data = buf;
-    *size = n;
-    buf = NULL;
-
-fail:
-    free(buf);
-    close(fd);
-    return st;
-}
-
 gmm_status gmm_model_load(const char *path, gmm_model *model)
 {
     if (!path || !model) return gmm_error(GMM_ERR_ARG, "gmm_model_load: NULL argument");
@@ -367,7 +257,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     size_t size = 0;
     gmm_model m;
     memset(&m, 0, sizeof m);
-    gmm_status st = read_whole_file(path, &data, &size);
+    gmm_status st = file_read_whole(path, "a model file", &data, &size);
     if (st != GMM_OK) return st;
 
     reader r = {data, data + size};
