@@ -141,6 +141,9 @@ void select_k_print_table(const k_table *t, gmm_k_criterion criterion)
                criterion == GMM_SELECT_AIC ? "AIC" : "BIC",
                criterion == GMM_SELECT_AIC ? c->aic : c->bic, t->n_done,
                t->n_done < t->n_fits ? " (the range was not finished)" : "");
+        if (t->n_done == t->n_fits && t->n_fits > 1 && t->chosen == t->n_done - 1)
+            printf("the chosen K is the last of the range: a range going further may choose a "
+                   "larger one\n");
     }
     for (int i = 0; i < t->n_done; i++)
         if (!t->results[i].converged) {
