@@ -144,6 +144,9 @@ void select_k_print_table(const k_table *t, gmm_k_criterion criterion)
         if (t->n_done == t->n_fits && t->n_fits > 1 && t->chosen == t->n_done - 1)
             printf("the chosen K is the last of the range: a range going further may choose a "
                    "larger one\n");
+        if (t->n_fits > 1 && t->chosen == 0 && c->n_components > 1)
+            printf("the chosen K is the first of the range: a range starting lower may choose a "
+                   "smaller one\n");
     }
     for (int i = 0; i < t->n_done; i++)
         if (!t->results[i].converged) {
