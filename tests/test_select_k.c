@@ -277,6 +277,21 @@ START_TEST(test_train_single_k_json)
 }
 END_TEST
 
+/* Names with quotes, backslashes and control characters come back intact through the JSON. */
+START_TEST(test_json_string_escaping)
+{
+    char *out = NULL;
+    int rc = tu_sh(&out, "d=$(printf 'we\\\\ird \\\"dir\\t\\001x') && mkdir -p \"$d\" && "
+                   "cp '%s'/* \"$d\"/ && $B/gmm-train \"$d\" -k 2 --covariance diag --device cpu "
+                   "-q --png '' -o esc.bin --json esc.json && python3 -c \"import json, sys; "
+                   "d = json.load(open('esc.json')); "
+                   "sys.exit(0 if d['options']['data'] == sys.argv[1] else 1)\" \"$d\"",
+                   fixture());
+    ck_assert_msg(rc == 0, "%s", out ? out : "");
+    free(out);
+}
+END_TEST
+
 START_TEST(test_bad_range_usage_errors)
 {
     const char *d = fixture();
@@ -308,6 +323,7 @@ static Suite *select_k_suite(void)
     tcase_add_test(tc, test_interrupt_keeps_finished);
     tcase_add_test(tc, test_train_json_matches_text);
     tcase_add_test(tc, test_train_single_k_json);
+    tcase_add_test(tc, test_json_string_escaping);
     tcase_add_test(tc, test_bad_range_usage_errors);
     suite_add_tcase(s, tc);
     return s;
