@@ -14,6 +14,7 @@
 #include "app/images.h"
 #include "app/pca_apply.h"
 #include "app/report.h"
+#include "app/summary_json.h"
 #include "data/dataset.h"
 #include "models/gmm.h"
 #include "models/model_io.h"
@@ -38,6 +39,8 @@ static void usage(FILE *out)
             "  --blur SIGMA     smooth the images with a 5x5 Gaussian; not needed for a model\n"
             "                   trained with --blur (it records SIGMA and is applied as is),\n"
             "                   an error when it differs from the model's\n"
+            "  --json FILE      a JSON summary (model, data, N, mean log-likelihood, BIC, AIC,\n"
+            "                   metrics, images per component and per component and label)\n"
             "  -h, --help       this help\n");
 }
 
@@ -73,12 +76,13 @@ static int choose_blur(const gmm_model *model, double *blur)
     return 0;
 }
 
-enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE, OPT_DIAGNOSTICS, OPT_IMAGES, OPT_BLUR };
+enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE, OPT_DIAGNOSTICS, OPT_IMAGES, OPT_BLUR,
+       OPT_JSON };
 
 int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
 {
     cli_program = "gmm-predict";
-    const char *out_csv = NULL;
+    const char *out_csv = NULL, *json_path = NULL;
     int proba = 0;
     long long limit = 0;
     const char *diag_dir = NULL, *images_dir = NULL;
@@ -89,6 +93,7 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
         {"limit", required_argument, 0, OPT_LIMIT}, {"device", required_argument, 0, OPT_DEVICE},
         {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
         {"images", required_argument, 0, OPT_IMAGES}, {"blur", required_argument, 0, OPT_BLUR},
+        {"json", required_argument, 0, OPT_JSON},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -96,6 +101,10 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
         switch (c) {
         case OPT_OUT: out_csv = optarg; break;
         case OPT_PROBA: proba = 1; break;
+        case OPT_JSON:
+            if (!*optarg) return cli_error("--json needs a file name");
+            json_path = optarg;
+            break;
         case OPT_DIAGNOSTICS:
             if (!*optarg) return cli_error("--diagnostics needs a directory");
             diag_dir = optarg;
@@ -134,7 +143,7 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
                                .data_path = argc - optind == 2 ? argv[optind + 1] : NULL,
                                .out_csv = out_csv, .diag_dir = diag_dir,
                                .images_dir = images_dir, .proba = proba, .limit = limit,
-                               .blur = blur, .device = device};
+                               .blur = blur, .device = device, .json_path = json_path};
     return -1;
 }
 
@@ -225,6 +234,11 @@ int main(int argc, char **argv)
         if ((rc = report_clustering(assign, K, ds.labels, ds.n_samples))) goto done;
     } else {
         printf("no labels found: clustering scores skipped\n");
+    }
+    if (args.json_path) {
+        if ((rc = predict_json_write(args.json_path, args.model_path, &model, &ds, mean, assign)))
+            goto done;
+        printf("summary written to %s\n", args.json_path);
     }
     if (out_csv) {
         if (!(csv = fopen(out_csv, "w"))) {

@@ -9,6 +9,7 @@ typedef struct {
     const char *model_path;
     const char *data_path; /* NULL: the test split beside the model's training data */
     const char *out_csv, *diag_dir, *images_dir;
+    const char *json_path;  /* --json FILE, or NULL */
     int proba;
     long long limit;
     double blur;

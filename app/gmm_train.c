@@ -16,6 +16,8 @@
 #include "app/images.h"
 #include "app/pca_apply.h"
 #include "app/report.h"
+#include "app/select_k_report.h"
+#include "app/summary_json.h"
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
 #include "models/gmm.h"
@@ -170,6 +172,8 @@ int main(int argc, char **argv)
     gmm_model model = {0}, start = {0};
     diag_scores scores = {0};
     gmm_fit_scores fit_scores = {0};
+    k_table k_fits = {0};
+    iter_log iterations = {0};
     gmm_gpu *gpu = NULL;
     cli_progress_state progress = {0};
     diag_trace trace = {.cli = &progress};
@@ -269,6 +273,12 @@ int main(int argc, char **argv)
                opt.n_components, gmm_cov_type_name(opt.covariance_type), opt.reg_covar, opt.tol,
                opt.max_iter, init_from, start.converged ? "converged" : "not converged",
                start.n_iter, start.lower_bound);
+    else if (!quiet && args.k_is_range)
+        printf("fitting K=%d..%d (step %d) %s covariance, reg_covar=%g, tol=%g, max_iter=%d, "
+               "init=%s, n_init=%d, seed=%llu; keeping the lowest %s\n", args.k_range.k_first,
+               args.k_range.k_last, args.k_range.k_step, gmm_cov_type_name(opt.covariance_type),
+               opt.reg_covar, opt.tol, opt.max_iter, gmm_init_name(opt.init), opt.n_init,
+               (unsigned long long)opt.seed, args.k_range.criterion == GMM_SELECT_AIC ? "AIC" : "BIC");
     else if (!quiet)
         printf("fitting K=%d %s covariance, reg_covar=%g, tol=%g, max_iter=%d, init=%s, n_init=%d, seed=%llu\n",
                opt.n_components, gmm_cov_type_name(opt.covariance_type), opt.reg_covar, opt.tol,
@@ -279,6 +289,12 @@ int main(int argc, char **argv)
     opt.on_progress = diag_progress;
     opt.on_notice = cli_notice;
     opt.user = &trace;
+    if (args.json_path) { /* every iteration recorded for the summary, then printed as before */
+        iterations = (iter_log){.fixed_k = args.k_is_range ? 0 : opt.n_components,
+                                .next = diag_progress, .next_user = &trace};
+        opt.on_progress = iter_log_progress;
+        opt.user = &iterations;
+    }
     file_labels = (model_labels){.output = output, .image_rows = ds.rows, .image_cols = ds.cols,
                                  .blur = blur, .data_path = data_path, .quiet = quiet,
                                  .projection = projection};
@@ -291,7 +307,21 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     install_stop_handlers(); /* before this an interrupt ends the program as usual */
-    st = gmm_fit_scored(X, ds.n_samples, dim, &opt, &model, &fit_scores);
+    if (args.k_is_range) {
+        st = select_k_fit(&args, X, ds.n_samples, dim, blur, projection, &opt, &k_fits, &model, &fit_scores,
+                          args.json_path ? iter_log_mark_k : NULL, &iterations);
+        if ((st == GMM_OK || st == GMM_INTERRUPTED) && (rc = select_k_report(&args, &k_fits)))
+            goto done;
+        if (st == GMM_INTERRUPTED && k_fits.chosen < 0) {
+            fprintf(stderr, "gmm-train: %s before the first K was fitted; nothing written\n",
+                    gmm_error_message(st));
+            rc = EXIT_INTERRUPTED;
+            goto done;
+        }
+        opt.n_components = model.n_components;
+    } else {
+        st = gmm_fit_scored(X, ds.n_samples, dim, &opt, &model, &fit_scores);
+    }
     if (st == GMM_INTERRUPTED) {
         char where[256]; /* the library's words, before the save can record others */
         snprintf(where, sizeof where, "%s", gmm_error_message(st));
@@ -392,6 +422,16 @@ int main(int argc, char **argv)
                f->n_iter_total, f->n_iter_total > 0 ? 1e3 * f->seconds_em / f->n_iter_total : 0.0,
                f->seconds_scores, t_pictures - t_fit, saver.seconds, t_end - t_start);
     }
+    if (args.json_path) {
+        train_summary summary = {.args = &args, .opt = &opt, .ds = &ds, .model = &model,
+                                 .scores = &fit_scores, .iterations = &iterations,
+                                 .k_table = args.k_is_range ? &k_fits : NULL,
+                                 .seconds_load = t_loaded - t_start, .seconds_fit = t_fit - t_loaded,
+                                 .seconds_pictures = t_pictures - t_fit,
+                                 .seconds_save = saver.seconds, .seconds_total = t_end - t_start};
+        if ((rc = train_json_write(args.json_path, &summary))) goto done;
+        printf("summary written to %s\n", args.json_path);
+    }
     goto done;
 interrupted_after_fit:
     /* the fit had ended: the model is complete, the summary and pictures are skipped */
@@ -406,6 +446,8 @@ interrupted_after_fit:
 done:
     if (saver.started) save_model_finish(&saver); /* never free the model under the writer */
     diag_trace_free(&trace);
+    iter_log_free(&iterations);
+    k_table_free(&k_fits);
     diag_scores_free(&scores);
     gmm_fit_scores_free(&fit_scores);
     if (model.projection == projection) model.projection = NULL; /* lent by label_model */

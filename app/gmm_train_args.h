@@ -4,6 +4,7 @@
 #define GMM_TRAIN_ARGS_H
 
 #include "models/gmm.h"
+#include "models/select_k.h"
 
 typedef struct {
     gmm_options opt;
@@ -15,6 +16,10 @@ typedef struct {
     int timings;                /* --timings: one line saying where the run's time went */
     int pca_axes, whiten;       /* --pca D (0: none), --whiten */
     int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
+    int k_is_range;             /* -k A:B[:STEP]: fit every K of k_range, keep the chosen */
+    gmm_k_range k_range;        /* k_first, k_last, k_step, criterion (--select) */
+    const char *bic_png;        /* --bic-png: BIC and AIC against K ("" none) */
+    const char *json_path;      /* --json FILE, or NULL */
 } gmm_train_args;
 
 /* Parses argv into args. Returns -1 when the program should go on, otherwise the exit code

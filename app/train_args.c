@@ -20,6 +20,14 @@ static void usage(FILE *out)
             "\n"
             "options:\n"
             "  -k, --n-components K   number of components (default 10)\n"
+            "  -k A:B[:STEP]          fit every K from A to B (step STEP, default 1), each with\n"
+            "                         --n-init initialisations; print a table (K, iterations,\n"
+            "                         lower bound, BIC, AIC, test-split log-likelihood, time)\n"
+            "                         and keep the K with the lowest BIC\n"
+            "  --select C             bic (default) or aic: what -k A:B chooses by\n"
+            "  --bic-png FILE         -k A:B: BIC and AIC against K (default bic.png; '' none)\n"
+            "  --json FILE            a JSON summary: options, lower bound and time of every\n"
+            "                         iteration, final scores, metrics, the K table, timings\n"
             "  --covariance T         full (default), tied, diag, spherical\n"
             "  --max-iter N           EM iterations at most (default 100)\n"
             "  --tol X                convergence threshold on the change of the mean\n"
@@ -67,8 +75,30 @@ static void usage(FILE *out)
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
-       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS,
-       OPT_PCA, OPT_WHITEN };
+       OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
+       OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN };
+
+/* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
+static int parse_k_range(const char *text, gmm_k_range *range)
+{
+    char buf[64];
+    long long v[3] = {0, 0, 1};
+    if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf)
+        return cli_error("-k: the range '%.20s...' is too long", text);
+    char *save = NULL, *part = strtok_r(buf, ":", &save);
+    int n = 0;
+    for (; part && n < 3; part = strtok_r(NULL, ":", &save), n++)
+        if (cli_parse_int("-k", part, INT_MIN, INT_MAX, &v[n])) return 1;
+    if (part || n < 2 || text[strlen(text) - 1] == ':' || strstr(text, "::") || text[0] == ':')
+        return cli_error("-k: a range is A:B or A:B:STEP, got '%s'", text);
+    range->k_first = (int)v[0];
+    range->k_last = (int)v[1];
+    range->k_step = (int)v[2];
+    /* everything but the number of images, which is known after reading them */
+    gmm_status st = gmm_k_range_validate(range, INT64_MAX, NULL);
+    if (st != GMM_OK) return cli_error("-k %s: %s", text, gmm_error_message(st));
+    return 0;
+}
 
 int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
 {
@@ -83,7 +113,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     int whiten = 0;
     const char *init_from = NULL;
     long long limit = 0, v;
-    int quiet = 0, k_given = 0, cov_given = 0, timings = 0;
+    int quiet = 0, k_given = 0, cov_given = 0, timings = 0, k_is_range = 0;
+    gmm_k_range k_range = {0};
+    const char *bic_png = "bic.png", *json_path = NULL;
     static const struct option longopts[] = {
         {"n-components", required_argument, 0, 'k'}, {"covariance", required_argument, 0, OPT_COV},
         {"max-iter", required_argument, 0, OPT_MAX_ITER}, {"tol", required_argument, 0, OPT_TOL},
@@ -101,15 +133,31 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"init-from", required_argument, 0, OPT_INIT_FROM},
         {"verbose", no_argument, 0, 'v'}, {"timings", no_argument, 0, OPT_TIMINGS},
         {"pca", required_argument, 0, OPT_PCA}, {"whiten", no_argument, 0, OPT_WHITEN},
+        {"select", required_argument, 0, OPT_SELECT},
+        {"bic-png", required_argument, 0, OPT_BIC_PNG}, {"json", required_argument, 0, OPT_JSON},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":k:o:qvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
-            if (cli_parse_int("-k", optarg, 1, INT_MAX, &v)) return 1;
-            opt.n_components = (int)v;
+            k_is_range = strchr(optarg, ':') != NULL;
+            if (k_is_range) {
+                if (parse_k_range(optarg, &k_range)) return 1;
+            } else {
+                if (cli_parse_int("-k", optarg, 1, INT_MAX, &v)) return 1;
+                opt.n_components = (int)v;
+            }
             k_given = 1;
+            break;
+        case OPT_SELECT:
+            if (gmm_k_criterion_parse(optarg, &k_range.criterion))
+                return cli_error("--select must be bic or aic, got '%s'", optarg);
+            break;
+        case OPT_BIC_PNG: bic_png = optarg; break;
+        case OPT_JSON:
+            if (!*optarg) return cli_error("--json needs a file name");
+            json_path = optarg;
             break;
         case OPT_COV:
             if (gmm_cov_type_parse(optarg, &opt.covariance_type))
@@ -203,11 +251,19 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
     if (!*output) return cli_error("-o needs a file name");
     if (whiten && !pca_axes) return cli_error("--whiten needs --pca D (it scales the PCA axes)");
+    if (k_is_range && init_from)
+        return cli_error("--init-from continues one model: it takes one K, not the range -k %d:%d",
+                         k_range.k_first, k_range.k_last);
+    if (k_is_range && opt.checkpoint_every > 0)
+        return cli_error("--checkpoint writes one model as it is fitted: not with a K range");
+    if (k_is_range) opt.n_components = k_range.k_first;
     *args = (gmm_train_args){.opt = opt, .output = output, .png = png, .images_dir = images_dir,
                              .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
                              .limit = limit, .quiet = quiet, .timings = timings,
                              .init_from = init_from,
                              .k_given = k_given, .cov_given = cov_given,
-                             .pca_axes = (int)pca_axes, .whiten = whiten};
+                             .pca_axes = (int)pca_axes, .whiten = whiten,
+                             .k_is_range = k_is_range, .k_range = k_range, .bic_png = bic_png,
+                             .json_path = json_path};
     return -1;
 }

@@ -81,8 +81,15 @@ static double nice_step(double range)
 static void tick_label(char *buf, size_t size, double v, double step)
 {
     if (fabs(v) < step * 1e-6) v = 0;
-    if (fabs(v) >= 1e5 || (fabs(v) < 1e-3 && v != 0)) snprintf(buf, size, "%.2g", v);
-    else snprintf(buf, size, "%.6g", v);
+    if (fabs(v) >= 1e5 || (fabs(v) < 1e-3 && v != 0)) {
+        /* enough significant digits that neighbouring ticks differ (-1.85e+07, -1.9e+07) */
+        int digits = (int)floor(log10(fabs(v))) - (int)floor(log10(step)) + 1;
+        if (digits < 2) digits = 2;
+        if (digits > 6) digits = 6;
+        snprintf(buf, size, "%.*g", digits, v);
+    } else {
+        snprintf(buf, size, "%.6g", v);
+    }
 }
 
 static void axes(canvas *c, const char *title, const char *x_label, const char *y_label)

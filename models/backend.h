@@ -90,6 +90,14 @@ typedef struct gmm_backend {
      * same rng calls in the same order), in float64; writes the K seed indices. Sums run in a
      * different (fixed) order than the host's, so a seed can differ only on a near-tie. */
     gmm_status (*kmeans_plusplus)(gmm_backend_ctx *ctx, gmm_rng *rng, int64_t *indices);
+
+    /* Re-sizes the context for a model of n_components components: the buffers that depend on
+     * K (parameters, responsibilities, chunk workspaces) are made again, the data and what is
+     * derived from it alone stay where they are (on the device for the GPU: not uploaded
+     * again), so that fits of several K share one context (models/select_k.h). Parameters and
+     * responsibilities are unset afterwards, as after create. A failure leaves the context
+     * fit only for destroy. */
+    gmm_status (*set_n_components)(gmm_backend_ctx *ctx, int n_components);
 } gmm_backend;
 
 /* The registry: the backend for a device choice. With a resources object (gpu not NULL) and a

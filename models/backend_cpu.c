@@ -46,6 +46,7 @@ struct gmm_backend_ctx {
     double *log_prob_norm; /* N */
     void *work;            /* chunk buffer (float under fp32, double otherwise) */
     int64_t chunk_rows;
+    int64_t tuning_chunk_rows; /* the options' tuning.chunk_rows (0: none) */
     int have_params, have_resp;
 };
 
@@ -65,9 +66,10 @@ static gmm_gpu *cpu_resources(gmm_backend_ctx *c)
     return NULL;
 }
 
-static void cpu_destroy(gmm_backend_ctx *c)
+/* Frees what depends on the number of components (everything but the data and what is derived
+ * from the data alone), leaving the pointers NULL. */
+static void free_component_buffers(gmm_backend_ctx *c)
 {
-    if (!c) return;
     free(c->weights);
     free(c->means);
     free(c->covariances);
@@ -76,14 +78,75 @@ static void cpu_destroy(gmm_backend_ctx *c)
     free(c->prec_concat);
     free(c->mean_prec);
     free(c->mean_term);
+    free(c->log_resp);
+    free(c->work);
+    c->weights = c->means = c->covariances = c->prec_chol = c->log_const = NULL;
+    c->mean_prec = c->mean_term = c->log_resp = NULL;
+    c->prec_concat = c->work = NULL;
+    c->have_params = c->have_resp = 0;
+}
+
+static void cpu_destroy(gmm_backend_ctx *c)
+{
+    if (!c) return;
+    free_component_buffers(c);
     free(c->x_sq_norm);
     free(c->x_squared);
     free(c->xtx);
     free(c->X_f32);
-    free(c->log_resp);
     free(c->log_prob_norm);
-    free(c->work);
     free(c);
+}
+
+/* The buffers of a model of n_components components and the row chunk they allow. */
+static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components)
+{
+    const int f32 = c->precision == GMM_PRECISION_FP32;
+    size_t K = n_components, d = c->dim, N = c->n_samples;
+    size_t cov_n = gmm_cov_size(c->type, n_components, c->dim);
+    int mats = c->type == GMM_COV_FULL ? (int)K : 1;
+    c->n_components = n_components;
+
+    /* The widest per-row temporary: full/tied GEMM output K*d (tied: d), or d for the M-step. */
+    size_t row_width = c->type == GMM_COV_FULL ? K * d : d;
+    if (row_width < d) row_width = d;
+    int64_t rows = CHUNK_BYTES / ((f32 ? sizeof(float) : sizeof(double)) * row_width);
+    if (rows < 64) rows = 64;
+    if (rows > c->n_samples) rows = c->n_samples;
+    if (c->tuning_chunk_rows > 0 && c->tuning_chunk_rows < rows) rows = c->tuning_chunk_rows;
+    c->chunk_rows = rows;
+
+    c->weights = calloc(K, sizeof(double));
+    c->means = calloc(K * d, sizeof(double));
+    c->covariances = calloc(cov_n, sizeof(double));
+    c->prec_chol = calloc(cov_n, sizeof(double));
+    c->log_const = calloc(K, sizeof(double));
+    c->mean_prec = calloc(K * d, sizeof(double));
+    c->mean_term = calloc(K, sizeof(double));
+    c->log_resp = malloc(sizeof(double) * N * K);
+    /* the M-step's diag/spherical chunks are float64 whatever the precision */
+    c->work = malloc((f32 ? sizeof(float) : sizeof(double)) * (size_t)rows * row_width);
+    if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
+        c->prec_concat = malloc((f32 ? sizeof(float) : sizeof(double)) *
+                                cpu_estep_packed_size(mats, c->dim));
+    else if (c->type == GMM_COV_DIAG)
+        c->prec_concat = malloc(sizeof(double) * K * d);
+    if (!c->weights || !c->means || !c->covariances || !c->prec_chol || !c->log_const ||
+        !c->mean_prec || !c->mean_term || !c->log_resp || !c->work ||
+        (c->type != GMM_COV_SPHERICAL && !c->prec_concat))
+        return gmm_error(GMM_ERR_NOMEM, "out of memory for the CPU backend (N=%lld, d=%d, K=%d)",
+                         (long long)c->n_samples, c->dim, n_components);
+    return GMM_OK;
+}
+
+/* The table's set_n_components: the data and what derives from it stay; the rest is re-made. */
+static gmm_status cpu_set_n_components(gmm_backend_ctx *c, int n_components)
+{
+    if (n_components < 1)
+        return gmm_error(GMM_ERR_ARG, "set_n_components: n_components=%d must be >= 1",
+                         n_components);
+    free_component_buffers(c);
+    return alloc_component_buffers(c, n_components);
 }
 
 static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
@@ -109,47 +172,21 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
     c->n_components = n_components;
     c->type = type;
     c->precision = precision;
+    c->tuning_chunk_rows = tuning ? tuning->chunk_rows : 0;
     const int f32 = precision == GMM_PRECISION_FP32;
-    size_t K = n_components, d = dim, N = n_samples;
-    size_t cov_n = gmm_cov_size(type, n_components, dim);
-    int mats = type == GMM_COV_FULL ? (int)K : 1;
-
-    /* The widest per-row temporary: full/tied GEMM output K*d (tied: d), or d for the M-step. */
-    size_t row_width = type == GMM_COV_FULL ? K * d : d;
-    if (row_width < d) row_width = d;
-    int64_t rows = CHUNK_BYTES / ((f32 ? sizeof(float) : sizeof(double)) * row_width);
-    if (rows < 64) rows = 64;
-    if (rows > n_samples) rows = n_samples;
-    if (tuning && tuning->chunk_rows > 0 && tuning->chunk_rows < rows) rows = tuning->chunk_rows;
-    c->chunk_rows = rows;
-
-    c->weights = calloc(K, sizeof(double));
-    c->means = calloc(K * d, sizeof(double));
-    c->covariances = calloc(cov_n, sizeof(double));
-    c->prec_chol = calloc(cov_n, sizeof(double));
-    c->log_const = calloc(K, sizeof(double));
-    c->mean_prec = calloc(K * d, sizeof(double));
-    c->mean_term = calloc(K, sizeof(double));
-    c->log_resp = malloc(sizeof(double) * N * K);
+    size_t d = dim, N = n_samples;
+    if ((status = alloc_component_buffers(c, n_components)) != GMM_OK) goto fail;
     c->log_prob_norm = malloc(sizeof(double) * N);
-    /* the M-step's diag/spherical chunks are float64 whatever the precision */
-    c->work = malloc((f32 ? sizeof(float) : sizeof(double)) * (size_t)rows * row_width);
-    if (!c->weights || !c->means || !c->covariances || !c->prec_chol || !c->log_const ||
-        !c->mean_prec || !c->mean_term || !c->log_resp || !c->log_prob_norm || !c->work)
-        goto nomem;
+    if (!c->log_prob_norm) goto nomem;
     if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
-        c->prec_concat = malloc((f32 ? sizeof(float) : sizeof(double)) *
-                                cpu_estep_packed_size(mats, dim));
-        if (!c->prec_concat) goto nomem;
         if (f32) {
             if (!(c->X_f32 = malloc(sizeof(float) * N * d))) goto nomem;
 #pragma omp parallel for schedule(static)
             for (int64_t i = 0; i < (int64_t)(N * d); i++) c->X_f32[i] = (float)X[i];
         }
     } else if (type == GMM_COV_DIAG) {
-        c->prec_concat = malloc(sizeof(double) * K * d);
         c->x_squared = malloc(sizeof(double) * N * d);
-        if (!c->prec_concat || !c->x_squared) goto nomem;
+        if (!c->x_squared) goto nomem;
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < (int64_t)(N * d); i++) c->x_squared[i] = X[i] * X[i];
     } else {
@@ -173,6 +210,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
 nomem:
     status = gmm_error(GMM_ERR_NOMEM, "out of memory for the CPU backend (N=%lld, d=%d, K=%d)",
                        (long long)n_samples, dim, n_components);
+fail:
     cpu_destroy(c);
     return status;
 }
@@ -426,4 +464,5 @@ const gmm_backend gmm_backend_cpu = {
     .e_step = cpu_e_step,
     .m_step = cpu_m_step,
     .get_estep = cpu_get_estep,
+    .set_n_components = cpu_set_n_components,
 };

@@ -51,39 +51,40 @@ static bool cuda_supports(gmm_cov_type type, gmm_precision precision)
 
 static gmm_gpu *cuda_resources(gmm_backend_ctx *c) { return c->gpu; }
 
+/* Frees what depends on the number of components (everything but the data on the device and
+ * the resources object), leaving the pointers NULL. */
+static void free_component_buffers(gmm_backend_ctx *c)
+{
+    void **dev[] = {(void **)&c->d_log_resp, (void **)&c->d_resp, (void **)&c->d_lpn,
+                    (void **)&c->d_weights, (void **)&c->d_means, (void **)&c->d_cov,
+                    (void **)&c->d_prec, (void **)&c->d_const, (void **)&c->d_b, &c->d_ucat,
+                    (void **)&c->d_acc, (void **)&c->d_nk, (void **)&c->d_info,
+                    (void **)&c->d_ptrs, (void **)&c->d_prec_ptrs, &c->d_tmp,
+                    (void **)&c->d_partial, (void **)&c->d_scalar, &c->d_work,
+                    &c->d_compact_ws};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) {
+        cudaFree(*dev[i]); /* teardown: nothing to report, a NULL is a no-op */
+        *dev[i] = NULL;
+    }
+    void **host[] = {(void **)&c->h_bounds, (void **)&c->h_ptrs, (void **)&c->h_prec_ptrs,
+                     (void **)&c->h_nk, (void **)&c->h_info};
+    for (size_t i = 0; i < sizeof host / sizeof host[0]; i++) {
+        free(*host[i]);
+        *host[i] = NULL;
+    }
+    c->resp_state = 0;
+    c->have_params = false;
+}
+
 static void cuda_destroy(gmm_backend_ctx *c)
 {
     if (!c) return;
+    free_component_buffers(c);
     cudaFree(c->d_X);
-    cudaFree(c->d_log_resp);
-    cudaFree(c->d_resp);
-    cudaFree(c->d_lpn);
-    cudaFree(c->d_weights);
-    cudaFree(c->d_means);
-    cudaFree(c->d_cov);
-    cudaFree(c->d_prec);
-    cudaFree(c->d_const);
-    cudaFree(c->d_b);
-    cudaFree(c->d_ucat);
-    cudaFree(c->d_acc);
-    cudaFree(c->d_nk);
-    cudaFree(c->d_info);
-    cudaFree(c->d_ptrs);
-    cudaFree(c->d_prec_ptrs);
-    cudaFree(c->d_tmp);
-    cudaFree(c->d_partial);
-    cudaFree(c->d_scalar);
-    cudaFree(c->d_work);
-    cudaFree(c->d_compact_ws);
-    free(c->h_bounds);
     if (c->owns_gpu)
         gmm_gpu_destroy(c->gpu);
     else if (c->gpu)
         gmm_gpu_set_tf32(c->gpu, false); /* the caller's object goes back as it came */
-    free(c->h_ptrs);
-    free(c->h_prec_ptrs);
-    free(c->h_nk);
-    free(c->h_info);
     free(c);
 }
 
@@ -96,82 +97,48 @@ fail:
     return status;
 }
 
-/* cuda_create's allocations remember their size, so that running out names it. */
+/* The allocations remember their size, so that running out names it. */
 #define CREATE_DMALLOC(ptr, bytes)                                                             \
     do {                                                                                       \
-        asked_bytes = (bytes);                                                                 \
-        DMALLOC(ptr, asked_bytes);                                                             \
+        *asked_bytes = (bytes);                                                                \
+        DMALLOC(ptr, *asked_bytes);                                                            \
     } while (0)
 
-static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
-                              int n_components, gmm_cov_type type, gmm_precision precision,
-                              const gmm_tuning *tuning_or_null, gmm_gpu *gpu)
+/* A failed cudaMalloc turned into an out-of-memory status that says what was asked for and what
+ * is free. */
+static gmm_status out_of_device_memory(gmm_status status, const gmm_backend_ctx *c,
+                                       size_t asked_bytes)
+{
+    if (status != GMM_ERR_CUDA || !strstr(gmm_error_message(status), "cudaMalloc")) return status;
+    char cause[256];
+    snprintf(cause, sizeof cause, "%s", gmm_error_message(GMM_ERR_CUDA));
+    size_t now_free = 0, now_total = 0;
+    gmm_status info = device_memory_info(&now_free, &now_total);
+    return gmm_error(GMM_ERR_NOMEM,
+                     "out of device memory for N=%lld, d=%d, K=%d (%s): %zu bytes (%.2f GiB) "
+                     "asked for, %s%zu bytes (%.2f GiB) free of %.2f GiB (%s)",
+                     (long long)c->n_samples, c->dim, c->n_components, gmm_cov_type_name(c->type),
+                     asked_bytes, asked_bytes / 1073741824.0,
+                     info == GMM_OK ? "" : "free memory unknown: ", now_free,
+                     now_free / 1073741824.0, now_total / 1073741824.0, cause);
+}
+
+/* Everything that depends on the number of components: parameters, responsibilities, the
+ * per-component pointer arrays and lanes, the reduction partials, and the chunk workspaces
+ * sized from the memory free now. */
+static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, size_t *asked_bytes)
 {
     gmm_status status = GMM_OK;
-    gmm_backend_ctx *c = NULL;
-    float *hx = NULL;
-    size_t N = (size_t)n_samples, d = (size_t)dim, K = (size_t)n_components, es, dd;
-    size_t free_b = 0, total_b = 0, budget, row_bytes, ws_bytes;
-    size_t asked_bytes = 0; /* the last cudaMalloc's request, for the out-of-memory message */
+    size_t N = (size_t)c->n_samples, d = (size_t)c->dim, K = (size_t)n_components;
+    size_t es = elem_size(c), dd = d * d;
+    size_t free_b = 0, total_b = 0, budget, row_bytes, ws_bytes, w_e, row_e, row_m, prod_es;
     int64_t rows;
-    size_t w_e, row_e, row_m, prod_es;
-    const gmm_tuning tuning = tuning_or_null ? *tuning_or_null : (gmm_tuning){0};
-    *out = NULL;
-    if (n_samples < 1 || dim < 1 || n_components < 1 || n_samples > INT32_MAX)
-        return gmm_error(GMM_ERR_ARG, "CUDA backend: bad sizes N=%lld d=%d K=%d",
-                         (long long)n_samples, dim, n_components);
-    if (!cuda_available()) return gmm_error(GMM_ERR_NO_DEVICE, "no CUDA GPU is available");
-    c = (gmm_backend_ctx *)calloc(1, sizeof *c);
-    if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
-    c->n_samples = n_samples;
-    c->dim = dim;
     c->n_components = n_components;
-    c->type = type;
-    c->precision = precision;
-    c->single = precision != GMM_PRECISION_FP64;
-    c->n_mats = type == GMM_COV_FULL ? n_components : type == GMM_COV_TIED ? 1 : 0;
-    c->cov_n = gmm_cov_size(type, n_components, dim);
-    es = elem_size(c);
-    dd = d * d;
-    c->kgemm = tuning.estep_per_component != 0;
-    /* column blocks of about 112 (7 at d = 784: 57% of the one GEMM's work, 9.9 against 13.3 ms
-     * in float64); TF32's GEMM is fast enough that the extra launches cost more than they save */
-    c->estep_blocks = tuning.estep_blocks > 0                               ? tuning.estep_blocks
-                      : precision == GMM_PRECISION_TF32 || dim < 224 ? 1
-                                                                      : (dim + 111) / 112;
-    if (c->estep_blocks > dim) c->estep_blocks = dim;
-    c->factorisation = tuning.factorisation == GMM_FACTOR_AUTO ? GMM_FACTOR_LANES_TRSM
-                                                               : tuning.factorisation;
-    c->cov_mode = dim >= 128 ? COV_LOWER : COV_GEMM;
-    if (tuning.cov_product == GMM_COV_PRODUCT_SYRK && precision != GMM_PRECISION_TF32)
-        c->cov_mode = COV_SYRK; /* TF32 runs on the tensor cores through GEMM only */
-    if (tuning.cov_product == GMM_COV_PRODUCT_GEMM) c->cov_mode = COV_GEMM;
-    if (tuning.cov_product == GMM_COV_PRODUCT_LOWER) c->cov_mode = COV_LOWER;
+    c->n_mats = c->type == GMM_COV_FULL ? n_components : c->type == GMM_COV_TIED ? 1 : 0;
+    c->cov_n = gmm_cov_size(c->type, n_components, c->dim);
     /* matmul_cuda holds the K accumulators of a row in registers up to 16 components; more are
      * sliced over the grid and re-read X, so cuBLAS takes those */
-    c->means_matmul = tuning.means_product == GMM_MEANS_PRODUCT_MATMUL && n_components <= 16;
-    c->cov_tiled = tuning.cov_kernel == GMM_COV_KERNEL_TILED && precision != GMM_PRECISION_TF32;
-
-    if (gpu) {
-        c->gpu = gpu;
-    } else {
-        if ((status = gmm_gpu_create(&c->gpu)) != GMM_OK) goto fail;
-        c->owns_gpu = true;
-    }
-    if ((status = gmm_gpu_set_tf32(c->gpu, precision == GMM_PRECISION_TF32)) != GMM_OK) goto fail;
-
-    CREATE_DMALLOC(c->d_X, es * N * d);
-    if (c->single) {
-        hx = (float *)malloc(sizeof(float) * N * d);
-        if (!hx) {
-            status = gmm_error(GMM_ERR_NOMEM, "out of memory converting the data to float32");
-            goto fail;
-        }
-        for (size_t i = 0; i < N * d; i++) hx[i] = (float)X[i];
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, hx, es * N * d, cudaMemcpyHostToDevice));
-    } else {
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, X, es * N * d, cudaMemcpyHostToDevice));
-    }
+    c->means_matmul = c->tuning.means_product == GMM_MEANS_PRODUCT_MATMUL && n_components <= 16;
     CREATE_DMALLOC(c->d_log_resp, sizeof(double) * N * K);
     CREATE_DMALLOC(c->d_resp, sizeof(double) * N * K);
     CREATE_DMALLOC(c->d_lpn, sizeof(double) * N);
@@ -220,9 +187,9 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
             }
     }
     /* the per-component products are float32 under TF32, float64 otherwise */
-    prod_es = precision == GMM_PRECISION_TF32 ? sizeof(float) : sizeof(double);
-    if ((type == GMM_COV_FULL && precision == GMM_PRECISION_TF32) ||
-        (type == GMM_COV_TIED && c->single))
+    prod_es = c->precision == GMM_PRECISION_TF32 ? sizeof(float) : sizeof(double);
+    if ((c->type == GMM_COV_FULL && c->precision == GMM_PRECISION_TF32) ||
+        (c->type == GMM_COV_TIED && c->single))
         CREATE_DMALLOC(c->d_tmp, prod_es * dd * K);
     /* reduction partials: the weighted column sums use up to 256 slabs of K x d */
     c->partial_n = 256 * K * d;
@@ -233,9 +200,9 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
 
     /* The chunk workspace: E-step GEMM output (rows x Kd, tied rows x d) and M-step scaled rows
      * (rows x d), sized from what is free now, leaving room for cuBLAS/cuSOLVER workspaces. */
-    w_e = type == GMM_COV_FULL ? K * d : type == GMM_COV_TIED ? d : 0;
+    w_e = c->type == GMM_COV_FULL ? K * d : c->type == GMM_COV_TIED ? d : 0;
     row_e = w_e * es;
-    row_m = (type == GMM_COV_FULL || (type == GMM_COV_TIED && c->single)) ? K * d * prod_es : 0;
+    row_m = (c->type == GMM_COV_FULL || (c->type == GMM_COV_TIED && c->single)) ? K * d * prod_es : 0;
     row_bytes = row_e > row_m ? row_e : row_m;
     if (row_bytes > 0) {
         GMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -243,8 +210,8 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
         budget = free_b > reserve ? free_b - reserve : free_b / 4;
         rows = (int64_t)(budget / row_bytes);
         if (w_e && (size_t)rows * w_e > (size_t)INT32_MAX) rows = (int64_t)(INT32_MAX / w_e);
-        if (rows > n_samples) rows = n_samples;
-        if (tuning.chunk_rows > 0 && tuning.chunk_rows < rows) rows = tuning.chunk_rows;
+        if (rows > c->n_samples) rows = c->n_samples;
+        if (c->tuning.chunk_rows > 0 && c->tuning.chunk_rows < rows) rows = c->tuning.chunk_rows;
         if (rows < 1) {
             status = gmm_error(GMM_ERR_NOMEM,
                                "not enough free device memory for one row of %zu bytes",
@@ -254,20 +221,20 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
         c->chunk_rows = rows;
         ws_bytes = (size_t)rows * row_bytes;
         CREATE_DMALLOC(c->d_work, ws_bytes);
-        c->mstep_rows = row_m ? (int64_t)(ws_bytes / row_m) : n_samples;
+        c->mstep_rows = row_m ? (int64_t)(ws_bytes / row_m) : c->n_samples;
         if ((size_t)c->mstep_rows * d > (size_t)INT32_MAX) c->mstep_rows = INT32_MAX / d;
-        if (c->mstep_rows > n_samples) c->mstep_rows = n_samples;
-        if (tuning.chunk_rows > 0 && tuning.chunk_rows < c->mstep_rows)
-            c->mstep_rows = tuning.chunk_rows;
+        if (c->mstep_rows > c->n_samples) c->mstep_rows = c->n_samples;
+        if (c->tuning.chunk_rows > 0 && c->tuning.chunk_rows < c->mstep_rows)
+            c->mstep_rows = c->tuning.chunk_rows;
     } else {
-        c->chunk_rows = n_samples;
-        c->mstep_rows = n_samples;
+        c->chunk_rows = c->n_samples;
+        c->mstep_rows = c->n_samples;
     }
     /* compaction buffers for the covariance products (full; tied in float32/TF32) */
-    c->compact = row_m > 0 && !tuning.no_compaction &&
+    c->compact = row_m > 0 && !c->tuning.no_compaction &&
                  (size_t)c->mstep_rows * K + 1 < (size_t)INT32_MAX;
     if (c->compact) {
-        if ((status = compact_rows_workspace_bytes((size_t)c->mstep_rows, n_components,
+        if ((status = compact_rows_workspace_bytes((size_t)c->mstep_rows, c->n_components,
                                                    &c->compact_ws_bytes)) != GMM_OK)
             goto fail;
         CREATE_DMALLOC(c->d_compact_ws, c->compact_ws_bytes);
@@ -277,24 +244,91 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
             goto fail;
         }
     }
+fail:
+    return status;
+}
+
+/* The table's set_n_components: the data stays on the device, the rest is made again. */
+static gmm_status cuda_set_n_components(gmm_backend_ctx *c, int n_components)
+{
+    size_t asked_bytes = 0;
+    if (n_components < 1)
+        return gmm_error(GMM_ERR_ARG, "set_n_components: n_components=%d must be >= 1",
+                         n_components);
+    free_component_buffers(c);
+    gmm_status status = alloc_component_buffers(c, n_components, &asked_bytes);
+    return out_of_device_memory(status, c, asked_bytes);
+}
+
+static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
+                              int n_components, gmm_cov_type type, gmm_precision precision,
+                              const gmm_tuning *tuning_or_null, gmm_gpu *gpu)
+{
+    gmm_status status = GMM_OK;
+    gmm_backend_ctx *c = NULL;
+    float *hx = NULL;
+    size_t N = (size_t)n_samples, d = (size_t)dim, es;
+    size_t asked_n = 0; /* the last cudaMalloc's request, for the out-of-memory message */
+    size_t *asked_bytes = &asked_n;
+    const gmm_tuning tuning = tuning_or_null ? *tuning_or_null : (gmm_tuning){0};
+    *out = NULL;
+    if (n_samples < 1 || dim < 1 || n_components < 1 || n_samples > INT32_MAX)
+        return gmm_error(GMM_ERR_ARG, "CUDA backend: bad sizes N=%lld d=%d K=%d",
+                         (long long)n_samples, dim, n_components);
+    if (!cuda_available()) return gmm_error(GMM_ERR_NO_DEVICE, "no CUDA GPU is available");
+    c = (gmm_backend_ctx *)calloc(1, sizeof *c);
+    if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    c->n_samples = n_samples;
+    c->dim = dim;
+    c->n_components = n_components;
+    c->type = type;
+    c->precision = precision;
+    c->tuning = tuning;
+    c->single = precision != GMM_PRECISION_FP64;
+    es = elem_size(c);
+    c->kgemm = tuning.estep_per_component != 0;
+    /* column blocks of about 112 (7 at d = 784: 57% of the one GEMM's work, 9.9 against 13.3 ms
+     * in float64); TF32's GEMM is fast enough that the extra launches cost more than they save */
+    c->estep_blocks = tuning.estep_blocks > 0                               ? tuning.estep_blocks
+                      : precision == GMM_PRECISION_TF32 || dim < 224 ? 1
+                                                                      : (dim + 111) / 112;
+    if (c->estep_blocks > dim) c->estep_blocks = dim;
+    c->factorisation = tuning.factorisation == GMM_FACTOR_AUTO ? GMM_FACTOR_LANES_TRSM
+                                                               : tuning.factorisation;
+    c->cov_mode = dim >= 128 ? COV_LOWER : COV_GEMM;
+    if (tuning.cov_product == GMM_COV_PRODUCT_SYRK && precision != GMM_PRECISION_TF32)
+        c->cov_mode = COV_SYRK; /* TF32 runs on the tensor cores through GEMM only */
+    if (tuning.cov_product == GMM_COV_PRODUCT_GEMM) c->cov_mode = COV_GEMM;
+    if (tuning.cov_product == GMM_COV_PRODUCT_LOWER) c->cov_mode = COV_LOWER;
+    c->cov_tiled = tuning.cov_kernel == GMM_COV_KERNEL_TILED && precision != GMM_PRECISION_TF32;
+
+    if (gpu) {
+        c->gpu = gpu;
+    } else {
+        if ((status = gmm_gpu_create(&c->gpu)) != GMM_OK) goto fail;
+        c->owns_gpu = true;
+    }
+    if ((status = gmm_gpu_set_tf32(c->gpu, precision == GMM_PRECISION_TF32)) != GMM_OK) goto fail;
+
+    CREATE_DMALLOC(c->d_X, es * N * d);
+    if (c->single) {
+        hx = (float *)malloc(sizeof(float) * N * d);
+        if (!hx) {
+            status = gmm_error(GMM_ERR_NOMEM, "out of memory converting the data to float32");
+            goto fail;
+        }
+        for (size_t i = 0; i < N * d; i++) hx[i] = (float)X[i];
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, hx, es * N * d, cudaMemcpyHostToDevice));
+    } else {
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, X, es * N * d, cudaMemcpyHostToDevice));
+    }
+    if ((status = alloc_component_buffers(c, n_components, asked_bytes)) != GMM_OK) goto fail;
     free(hx);
     *out = c;
     return GMM_OK;
 fail:
     free(hx);
-    if (status == GMM_ERR_CUDA && strstr(gmm_error_message(status), "cudaMalloc")) {
-        char cause[256];
-        snprintf(cause, sizeof cause, "%s", gmm_error_message(GMM_ERR_CUDA));
-        size_t now_free = 0, now_total = 0;
-        gmm_status info = device_memory_info(&now_free, &now_total);
-        status = gmm_error(GMM_ERR_NOMEM,
-                           "out of device memory for N=%lld, d=%d, K=%d (%s): %zu bytes (%.2f GiB) "
-                           "asked for, %s%zu bytes (%.2f GiB) free of %.2f GiB (%s)",
-                           (long long)n_samples, dim, n_components, gmm_cov_type_name(type),
-                           asked_bytes, asked_bytes / 1073741824.0,
-                           info == GMM_OK ? "" : "free memory unknown: ", now_free,
-                           now_free / 1073741824.0, now_total / 1073741824.0, cause);
-    }
+    status = out_of_device_memory(status, c, asked_n);
     cuda_destroy(c);
     return status;
 }
@@ -356,4 +390,5 @@ extern "C" const gmm_backend gmm_backend_cuda = {
     cuda_get_estep,
     cuda_kmeans_lloyd,
     cuda_kmeans_plusplus,
+    cuda_set_n_components,
 };

@@ -27,6 +27,7 @@ struct gmm_backend_ctx {
     int dim, n_components;
     gmm_cov_type type;
     gmm_precision precision;
+    gmm_tuning tuning;        /* the options' tuning (set_n_components sizes the chunks again) */
     bool single;      /* data and GEMMs in float32 */
     int n_mats;       /* d x d matrices: K (full), 1 (tied), 0 */
     size_t cov_n;     /* doubles in covariances / precisions_cholesky */

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "models/backend.h"
+#include "models/fit_context.h"
 #include "models/init.h"
 #include "models/precisions.h"
 
@@ -236,28 +237,15 @@ void gmm_fit_scores_free(gmm_fit_scores *scores)
     memset(scores, 0, sizeof *scores);
 }
 
-static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
-                      const double *initial_resp, gmm_model *model, gmm_fit_scores *scores)
+gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, double seconds_setup,
+                              const double *X, int64_t n_samples, int dim, const gmm_options *o,
+                              const double *initial_resp, gmm_model *model,
+                              gmm_fit_scores *scores)
 {
-    gmm_status status = gmm_options_validate(o, n_samples, dim);
-    if (status != GMM_OK) return status;
-    if (o->init_model && (status = check_init_model(o->init_model, o, dim)) != GMM_OK)
-        return status;
-    if (o->checkpoint_every < 0)
-        return gmm_error(GMM_ERR_ARG, "checkpoint_every=%d must be >= 0", o->checkpoint_every);
-    const gmm_backend *be = NULL;
-    const char *why = NULL;
-    gmm_backend_ctx *ctx = NULL;
+    gmm_status status = GMM_OK;
     double *resp = NULL, *nk = NULL;
     gmm_model scratch = {0};
     int K = o->n_components;
-
-    if ((status = gmm_backend_select(o->device, o->gpu, &be, &why)) != GMM_OK) return status;
-    if (why) notice(o, "%s", why);
-    if (!be->supports(o->covariance_type, o->precision))
-        return gmm_error(GMM_ERR_UNSUPPORTED, "the %s backend does not support %s covariance in %s",
-                         be->name, gmm_cov_type_name(o->covariance_type),
-                         gmm_precision_name(o->precision));
     memset(model, 0, sizeof *model);
     if ((status = gmm_model_alloc(model, K, dim, o->covariance_type)) != GMM_OK) goto fail;
     if ((status = gmm_model_alloc(&scratch, K, dim, o->covariance_type)) != GMM_OK) goto fail;
@@ -269,16 +257,8 @@ static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_opt
                            (long long)n_samples, K);
         goto fail;
     }
-    double t_phase = now_seconds();
-    if ((status = be->create(&ctx, X, n_samples, dim, K, o->covariance_type, o->precision,
-                          &o->tuning, o->gpu)) != GMM_OK)
-        goto fail;
-    double seconds_setup = now_seconds() - t_phase, seconds_init = 0, seconds_em = 0;
+    double t_phase, seconds_init = 0, seconds_em = 0;
     int n_iter_total = 0;
-    if (o->verbose >= 2)
-        notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
-               seconds_setup);
-
     gmm_rng rng;
     gmm_rng_seed(&rng, o->seed);
     double best_lb = -INFINITY;
@@ -400,10 +380,51 @@ fail:
         gmm_fit_scores_free(scores);
     }
     gmm_model_free(&scratch);
-    if (be && ctx) be->destroy(ctx);
     free(resp);
     free(nk);
     return status;
+}
+
+static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
+                      const double *initial_resp, gmm_model *model, gmm_fit_scores *scores)
+{
+    memset(model, 0, sizeof *model);
+    gmm_status status = gmm_options_validate(o, n_samples, dim);
+    if (status != GMM_OK) return status;
+    if (o->init_model && (status = check_init_model(o->init_model, o, dim)) != GMM_OK)
+        return status;
+    if (o->checkpoint_every < 0)
+        return gmm_error(GMM_ERR_ARG, "checkpoint_every=%d must be >= 0", o->checkpoint_every);
+    const gmm_backend *be = NULL;
+    gmm_backend_ctx *ctx = NULL;
+    if ((status = gmm_fit_backend_select(o, &be)) != GMM_OK) return status;
+    double t_phase = now_seconds();
+    if ((status = be->create(&ctx, X, n_samples, dim, o->n_components, o->covariance_type,
+                             o->precision, &o->tuning, o->gpu)) != GMM_OK) {
+        if (scores) memset(scores, 0, sizeof *scores);
+        return status;
+    }
+    double seconds_setup = now_seconds() - t_phase;
+    if (o->verbose >= 2)
+        notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
+               seconds_setup);
+    status = gmm_fit_on_context(be, ctx, seconds_setup, X, n_samples, dim, o, initial_resp,
+                                model, scores);
+    be->destroy(ctx);
+    return status;
+}
+
+gmm_status gmm_fit_backend_select(const gmm_options *o, const gmm_backend **backend)
+{
+    const char *why = NULL;
+    gmm_status status = gmm_backend_select(o->device, o->gpu, backend, &why);
+    if (status != GMM_OK) return status;
+    if (why) notice(o, "%s", why);
+    if (!(*backend)->supports(o->covariance_type, o->precision))
+        return gmm_error(GMM_ERR_UNSUPPORTED, "the %s backend does not support %s covariance in %s",
+                         (*backend)->name, gmm_cov_type_name(o->covariance_type),
+                         gmm_precision_name(o->precision));
+    return GMM_OK;
 }
 
 gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,

@@ -1,0 +1,125 @@
+/* The JSON writer of the programs' --json summaries (see json.h). */
+#include "app/json.h"
+
+#include <math.h>
+
+int json_open(json_writer *w, const char *path)
+{
+    *w = (json_writer){0};
+    w->file = fopen(path, "w");
+    return w->file ? 0 : -1;
+}
+
+int json_close(json_writer *w)
+{
+    if (!w->file) return -1;
+    int bad = w->failed || w->depth != 0;
+    if (!bad) fputc('\n', w->file);
+    bad |= ferror(w->file) != 0;
+    bad |= fclose(w->file) != 0;
+    w->file = NULL;
+    return bad ? -1 : 0;
+}
+
+void json_write_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\b': fputs("\\b", f); break;
+        case '\f': fputs("\\f", f); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f); /* UTF-8 bytes pass through */
+        }
+    }
+    fputc('"', f);
+}
+
+/* The separator, the indentation and the key before a value at the current level. */
+static void value_prefix(json_writer *w, const char *key)
+{
+    if (w->count[w->depth]++ > 0) fputc(',', w->file);
+    if (w->depth > 0) {
+        fputc('\n', w->file);
+        for (int i = 0; i < w->depth; i++) fputs("  ", w->file);
+    }
+    if (key) {
+        json_write_string(w->file, key);
+        fputs(": ", w->file);
+    }
+}
+
+static void begin(json_writer *w, const char *key, char open)
+{
+    if (w->depth >= JSON_MAX_DEPTH) {
+        w->failed = 1;
+        return;
+    }
+    value_prefix(w, key);
+    fputc(open, w->file);
+    w->count[++w->depth] = 0;
+}
+
+static void end(json_writer *w, char close)
+{
+    if (w->depth <= 0) {
+        w->failed = 1;
+        return;
+    }
+    int had_values = w->count[w->depth] > 0;
+    w->depth--;
+    if (had_values) {
+        fputc('\n', w->file);
+        for (int i = 0; i < w->depth; i++) fputs("  ", w->file);
+    }
+    fputc(close, w->file);
+}
+
+void json_begin_object(json_writer *w, const char *key) { begin(w, key, '{'); }
+void json_end_object(json_writer *w) { end(w, '}'); }
+void json_begin_array(json_writer *w, const char *key) { begin(w, key, '['); }
+void json_end_array(json_writer *w) { end(w, ']'); }
+
+void json_string(json_writer *w, const char *key, const char *value)
+{
+    value_prefix(w, key);
+    if (value)
+        json_write_string(w->file, value);
+    else
+        fputs("null", w->file);
+}
+
+void json_number(json_writer *w, const char *key, double value)
+{
+    value_prefix(w, key);
+    if (isfinite(value))
+        fprintf(w->file, "%.17g", value);
+    else
+        fputs("null", w->file);
+}
+
+void json_int(json_writer *w, const char *key, long long value)
+{
+    value_prefix(w, key);
+    fprintf(w->file, "%lld", value);
+}
+
+void json_bool(json_writer *w, const char *key, int value)
+{
+    value_prefix(w, key);
+    fputs(value ? "true" : "false", w->file);
+}
+
+void json_null(json_writer *w, const char *key)
+{
+    value_prefix(w, key);
+    fputs("null", w->file);
+}
