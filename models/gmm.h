@@ -74,6 +74,22 @@ typedef struct {
     double *explained_variance; /* n_axes */
 } gmm_projection;
 
+/* The space a mixture was fitted in when it is the spectral embedding of the kNN graph of its
+ * training images (gmm-train --space spectral; models/spectral.h): what embedding a new image
+ * needs (its n_neighbors nearest training images and their coordinates, the Nyström extension).
+ * The mixture's dim is the embedding's dimension. */
+typedef struct {
+    int64_t n_train;     /* images in the graph */
+    int input_dim;       /* pixels per image */
+    int n_neighbors;     /* k of the graph, itself counted */
+    int n_dims;          /* embedding dimensions (the model's dim) */
+    uint8_t *images;     /* n_train x input_dim: the training images as read (pixel = byte / 255,
+                            before the model's blur, which predicting applies again) */
+    double *embedding;   /* n_train x n_dims */
+    double *eigenvalues; /* n_dims: of the normalised adjacency, in (-1, 1) */
+    double *degrees;     /* n_train: the graph's degrees */
+} gmm_spectral_space;
+
 /* A fitted model. weights[K], means[K x d]; covariances and precisions_cholesky have
  * gmm_cov_size() doubles: full K x d x d, tied d x d, diag K x d, spherical K.
  * precisions_cholesky follows scikit-learn: for full/tied the upper-triangular U with
@@ -103,14 +119,22 @@ typedef struct {
     char data_path[512];
     gmm_projection *projection;  /* NULL: fitted on the pixels; else owned by the model (freed
                                     and copied with it), and dim == projection->n_axes */
+    gmm_spectral_space *spectral; /* NULL, or the spectral space the model was fitted in (owned;
+                                     dim == spectral->n_dims; never with a projection) */
 } gmm_model;
 
-/* The dimension of the images the model takes: projection->input_dim, or dim. */
+/* The dimension of the images the model takes: projection->input_dim, spectral->input_dim,
+ * or dim. */
 int gmm_model_input_dim(const gmm_model *model);
 
 /* Allocates the parameter arrays (zeroed); metadata zeroed. */
 gmm_status gmm_model_alloc(gmm_model *model, int n_components, int dim, gmm_cov_type type);
 void gmm_model_free(gmm_model *model); /* accepts a zeroed or freed model */
+/* A spectral space of the given sizes, arrays zeroed (free with gmm_spectral_space_free). */
+gmm_status gmm_spectral_space_alloc(int64_t n_train, int input_dim, int n_neighbors, int n_dims,
+                                    gmm_spectral_space **out);
+void gmm_spectral_space_free(gmm_spectral_space *space); /* accepts NULL */
+gmm_status gmm_spectral_space_copy(const gmm_spectral_space *src, gmm_spectral_space **out);
 gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src);
 
 /* Computes precisions_cholesky from covariances (Cholesky with LAPACKE, then a triangular

@@ -123,6 +123,36 @@ static gmm_status check_projection(const gmm_model *m)
     return GMM_OK;
 }
 
+/* The spectral space the mixture was fitted in: sizes that agree with the model, finite
+ * coordinates, eigenvalues in (-1, 1) and away from 0 (the Nyström extension divides by them),
+ * degrees in (0, n_train]. */
+static gmm_status check_spectral(const gmm_model *m)
+{
+    const gmm_spectral_space *s = m->spectral;
+    if (m->projection)
+        return gmm_error(GMM_ERR_FORMAT, "a model has a projection or a spectral space, not both");
+    if (s->n_dims != m->dim || s->n_neighbors < 2 || s->n_neighbors > 128 ||
+        s->n_train <= s->n_dims || s->input_dim < 1)
+        return gmm_error(GMM_ERR_FORMAT, "spectral space: %d dimensions (model: %d), %d "
+                         "neighbours (2..128), %lld images of %d values", s->n_dims, m->dim,
+                         s->n_neighbors, (long long)s->n_train, s->input_dim);
+    gmm_status st;
+    if ((st = check_finite("spectral embedding", s->embedding, (size_t)s->n_train * s->n_dims, 0)) !=
+            GMM_OK ||
+        (st = check_finite("spectral eigenvalues", s->eigenvalues, (size_t)s->n_dims, 0)) != GMM_OK ||
+        (st = check_finite("spectral degrees", s->degrees, (size_t)s->n_train, 0)) != GMM_OK)
+        return st;
+    for (int c = 0; c < s->n_dims; c++)
+        if (!(fabs(s->eigenvalues[c]) < 1 && fabs(s->eigenvalues[c]) > 1e-12))
+            return gmm_error(GMM_ERR_FORMAT, "spectral space: eigenvalue %d is %g, must be in "
+                             "(-1, 1) and not 0", c, s->eigenvalues[c]);
+    for (int64_t i = 0; i < s->n_train; i++)
+        if (!(s->degrees[i] > 0 && s->degrees[i] <= (double)s->n_train))
+            return gmm_error(GMM_ERR_FORMAT, "spectral space: image %lld has degree %g, must be "
+                             "in (0, %lld]", (long long)i, s->degrees[i], (long long)s->n_train);
+    return GMM_OK;
+}
+
 gmm_status gmm_model_check(const gmm_model *m)
 {
     if (!m || !m->weights || !m->means || !m->covariances || !m->precisions_cholesky)
@@ -136,6 +166,7 @@ gmm_status gmm_model_check(const gmm_model *m)
         (st = check_finite("precisions_cholesky", m->precisions_cholesky, n_cov, 0)) != GMM_OK)
         return st;
     if (m->projection && (st = check_projection(m)) != GMM_OK) return st;
+    if (m->spectral && (st = check_spectral(m)) != GMM_OK) return st;
 
     double sum = 0;
     for (int k = 0; k < K; k++) {

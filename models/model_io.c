@@ -21,8 +21,9 @@ static const char model_magic[8] = {'G', 'M', 'M', 'M', 'O', 'D', 'E', 'L'};
 enum {
     DTYPE_FLOAT64 = 1,
     /* magic, twelve u32 fields, seed, n_train_samples, four f64, the projection's input
-     * dimension, whiten flag and total variance (version 3), and the path length */
-    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 4 * 8 + 4 + 4 + 8 + 4,
+     * dimension, whiten flag and total variance, the spectral space's neighbours, input
+     * dimension and points (version 3), and the path length */
+    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 4 * 8 + 4 + 4 + 8 + 4 + 4 + 8 + 4,
     CRC_BYTES = 4,
     MAX_DATA_PATH = (int)sizeof(((gmm_model *)0)->data_path) - 1,
 };
@@ -86,6 +87,11 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
                  !proj->components || !proj->explained_variance))
         return gmm_error(GMM_ERR_ARG, "cannot save a model of dim=%d with a projection of %d "
                          "axes of %d dimensions", m->dim, proj->n_axes, proj->input_dim);
+    const gmm_spectral_space *space = m->spectral;
+    if (space && (proj || space->n_dims != m->dim || space->n_train < 1 || space->input_dim < 1 ||
+                  !space->images || !space->embedding || !space->eigenvalues || !space->degrees))
+        return gmm_error(GMM_ERR_ARG, "cannot save a model of dim=%d with a spectral space of %d "
+                         "dimensions%s", m->dim, space->n_dims, proj ? " and a projection" : "");
     const int input_dim = gmm_model_input_dim(m);
     if (m->image_rows < 0 || m->image_cols < 0 ||
         (int64_t)m->image_rows * m->image_cols != (m->image_rows || m->image_cols ? input_dim : 0))
@@ -101,8 +107,12 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     size_t k = (size_t)m->n_components, d = (size_t)m->dim;
     size_t n_cov = gmm_cov_size(m->covariance_type, m->n_components, m->dim);
     size_t n_proj = proj ? (size_t)proj->input_dim * (1 + d) + d : 0;
-    size_t n_doubles = k + k * d + 2 * n_cov + n_proj;
-    size_t total = FIXED_HEADER_BYTES + path_len + 8 * n_doubles + CRC_BYTES;
+    const size_t n_space = space ? (size_t)space->n_train : 0;
+    const size_t image_bytes = space ? n_space * (size_t)space->input_dim : 0;
+    const size_t image_pad = (8 - image_bytes % 8) % 8;
+    size_t n_doubles = k + k * d + 2 * n_cov + n_proj + (space ? n_space * d + d + n_space : 0);
+    size_t total = FIXED_HEADER_BYTES + path_len + image_bytes + image_pad + 8 * n_doubles + CRC_BYTES;
+    static const unsigned char zeros[8] = {0};
 
     gmm_status st = GMM_OK;
     char *tmp_path = NULL;
@@ -142,23 +152,32 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     put_u32(&w, proj ? (uint32_t)proj->input_dim : 0u);
     put_u32(&w, proj && proj->whiten ? 1u : 0u);
     put_f64(&w, proj ? proj->total_variance : 0.0);
+    put_u32(&w, space ? (uint32_t)space->n_neighbors : 0u);
+    put_u32(&w, space ? (uint32_t)space->input_dim : 0u);
+    put_u64(&w, (uint64_t)n_space);
     put_u32(&w, (uint32_t)path_len);
     memcpy(w.p, m->data_path, path_len);
     w.p += path_len;
-    file_segment seg[9];
+    file_segment seg[14];
     int n_seg = 0;
     if (in_place) {
-        const file_segment arrays[7] = {
+        const file_segment arrays[12] = {
             {m->weights, 8 * k},
             {m->means, 8 * k * d},
             {m->covariances, 8 * n_cov},
             {m->precisions_cholesky, 8 * n_cov},
             {proj ? proj->mean : NULL, proj ? 8 * (size_t)proj->input_dim : 0},
             {proj ? proj->components : NULL, proj ? 8 * d * (size_t)proj->input_dim : 0},
-            {proj ? proj->explained_variance : NULL, proj ? 8 * d : 0}};
+            {proj ? proj->explained_variance : NULL, proj ? 8 * d : 0},
+            {space ? space->images : NULL, image_bytes},
+            {zeros, image_pad},
+            {space ? space->embedding : NULL, 8 * n_space * d},
+            {space ? space->eigenvalues : NULL, space ? 8 * d : 0},
+            {space ? space->degrees : NULL, 8 * n_space}};
         uint32_t crc = data_crc32(buf, header_bytes);
         seg[n_seg++] = (file_segment){buf, header_bytes};
-        for (int a = 0; a < (proj ? 7 : 4); a++) {
+        for (int a = 0; a < 12; a++) {
+            if (!arrays[a].bytes) continue;
             crc = data_crc32_update(crc, arrays[a].data, arrays[a].bytes);
             seg[n_seg++] = arrays[a];
         }
@@ -173,6 +192,14 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
             put_f64_array(&w, proj->mean, (size_t)proj->input_dim);
             put_f64_array(&w, proj->components, d * (size_t)proj->input_dim);
             put_f64_array(&w, proj->explained_variance, d);
+        }
+        if (space) {
+            memcpy(w.p, space->images, image_bytes);
+            memset(w.p + image_bytes, 0, image_pad);
+            w.p += image_bytes + image_pad;
+            put_f64_array(&w, space->embedding, n_space * d);
+            put_f64_array(&w, space->eigenvalues, d);
+            put_f64_array(&w, space->degrees, n_space);
         }
         put_u32(&w, data_crc32(buf, total - CRC_BYTES));
         seg[n_seg++] = (file_segment){buf, total};
@@ -272,9 +299,9 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
      * before anything else is believed. */
     uint32_t version = 0, dtype = 0, n_components = 0, dim = 0, rows = 0, cols = 0, cov_type = 0,
              converged = 0, n_iter = 0, max_iter = 0, n_init = 0, init = 0, path_len = 0,
-             proj_input_dim = 0, proj_whiten = 0;
+             proj_input_dim = 0, proj_whiten = 0, space_neighbors = 0, space_input_dim = 0;
     double proj_total_variance = 0;
-    uint64_t seed = 0, n_train = 0;
+    uint64_t seed = 0, n_train = 0, space_points = 0;
     double lower_bound = 0, reg_covar = 0, tol = 0, blur_sigma = 0;
     if (get_u32(&r, &version) != 0) goto truncated;
     if (version < GMM_MODEL_VERSION_OLDEST || version > GMM_MODEL_VERSION) {
@@ -305,6 +332,9 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         short_read |= get_u32(&r, &proj_input_dim);
         short_read |= get_u32(&r, &proj_whiten);
         short_read |= get_f64(&r, &proj_total_variance);
+        short_read |= get_u32(&r, &space_neighbors);
+        short_read |= get_u32(&r, &space_input_dim);
+        short_read |= get_u64(&r, &space_points);
     }
     short_read |= get_u32(&r, &path_len);
     if (short_read) goto truncated;
@@ -331,6 +361,14 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     if (proj_whiten > 1) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: projection whiten flag %u, must be 0 or 1", path,
                        proj_whiten);
+        goto fail;
+    }
+    if ((space_neighbors == 0) != (space_input_dim == 0 && space_points == 0) ||
+        (space_neighbors && (proj_input_dim || space_input_dim > INT_MAX ||
+                             space_points > INT32_MAX || space_neighbors > 1024))) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: invalid spectral space (k = %u, %llu points of %u "
+                       "dimensions%s)", path, space_neighbors, (unsigned long long)space_points,
+                       space_input_dim, proj_input_dim ? ", with a projection" : "");
         goto fail;
     }
     if (path_len > MAX_DATA_PATH) {
@@ -360,13 +398,24 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         n_proj = fits ? p_in + d * p_in + d : 0;
         fits = fits && n_proj <= avail && k + n_means + 2 * n_cov + n_proj <= avail;
     }
+    /* the spectral space: images[n * p] bytes padded to 8, embedding[n * d], eigenvalues[d],
+     * degrees[n] */
+    uint64_t sp_n = space_points, sp_p = space_input_dim, sp_images = 0, sp_pad = 0, sp_bytes = 0;
+    if (space_neighbors) {
+        fits = fits && sp_n >= 1 && sp_p >= 1 && sp_n <= budget && sp_p <= budget / sp_n &&
+               d <= avail / sp_n;
+        sp_images = fits ? sp_n * sp_p : 0;
+        sp_pad = (8 - sp_images % 8) % 8;
+        sp_bytes = fits ? sp_images + sp_pad + 8 * (sp_n * d + d + sp_n) : 0;
+        fits = fits && sp_n * d + d + sp_n <= avail && sp_bytes <= budget;
+    }
     if (!fits) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: truncated: %zu bytes cannot hold a model with "
                        "n_components=%u, dim=%u (%s)", path, size, n_components, dim,
                        gmm_cov_type_name((gmm_cov_type)cov_type));
         goto fail;
     }
-    uint64_t expected = 8 * (k + n_means + 2 * n_cov + n_proj);
+    uint64_t expected = 8 * (k + n_means + 2 * n_cov + n_proj) + sp_bytes;
     if (budget != expected) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: %llu trailing bytes after the checksum", path,
                        (unsigned long long)(budget - expected));
@@ -382,9 +431,10 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
 
-    if ((uint64_t)rows * cols != (rows || cols ? (p_in ? p_in : d) : 0)) {
+    const uint64_t in_dim = p_in ? p_in : sp_p ? sp_p : d;
+    if ((uint64_t)rows * cols != (rows || cols ? in_dim : 0)) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: image shape %u x %u does not match the input "
-                       "dimension %llu", path, rows, cols, (unsigned long long)(p_in ? p_in : d));
+                       "dimension %llu", path, rows, cols, (unsigned long long)in_dim);
         goto fail;
     }
     if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
@@ -434,6 +484,16 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         get_f64_array(&r, m.projection->mean, p_in);
         get_f64_array(&r, m.projection->components, d * p_in);
         get_f64_array(&r, m.projection->explained_variance, d);
+    }
+    if (space_neighbors) {
+        if ((st = gmm_spectral_space_alloc((int64_t)sp_n, (int)sp_p, (int)space_neighbors,
+                                           (int)dim, &m.spectral)) != GMM_OK)
+            goto fail;
+        memcpy(m.spectral->images, r.p, sp_images);
+        r.p += sp_images + sp_pad;
+        get_f64_array(&r, m.spectral->embedding, sp_n * d);
+        get_f64_array(&r, m.spectral->eigenvalues, d);
+        get_f64_array(&r, m.spectral->degrees, sp_n);
     }
 
     st = gmm_model_check(&m);

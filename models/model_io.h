@@ -5,13 +5,17 @@
  *   u32 K, u32 d, u32 image rows, u32 image cols, u32 covariance type, u32 converged,
  *   u32 n_iter, u32 max_iter, u32 n_init, u32 init method, u64 seed, i64 n_train_samples,
  *   f64 lower_bound, f64 reg_covar, f64 tol, f64 blur sigma (0 = none), u32 projection input
- *   dimension p (0 = no projection), u32 whiten (0 or 1), f64 total variance, u32 data path
+ *   dimension p (0 = no projection), u32 whiten (0 or 1), f64 total variance, u32 spectral
+ *   space neighbours k (0 = none), u32 its image dimension q, u64 its images n, u32 data path
  *   length, data path bytes, f64 weights[K], f64 means[K*d], f64 covariances[n],
  *   f64 precisions_cholesky[n], and when p > 0 the projection (d = its number of axes):
- *   f64 mean[p], f64 components[d*p], f64 explained variance[d]; then u32 CRC-32 (zlib's
- *   crc32) of every byte above. Image rows x cols is p when there is a projection, else d.
- * Version 2 is the same without the three projection fields and arrays, version 1 also without
- * the blur sigma; both are still read (as no projection, blur sigma 0).
+ *   f64 mean[p], f64 components[d*p], f64 explained variance[d]; when k > 0 the spectral space
+ *   (d = its dimensions): u8 images[n*q] and zero bytes up to a multiple of 8, f64
+ *   embedding[n*d], f64 eigenvalues[d], f64 degrees[n]; then u32 CRC-32 (zlib's crc32) of every
+ *   byte above. Image rows x cols is p (or q) when there is a projection (a spectral space),
+ *   else d; a model has at most one of the two.
+ * Version 2 is the same without the six projection and spectral fields and their arrays,
+ * version 1 also without the blur sigma; both are still read (as neither, blur sigma 0).
  */
 #ifndef GMM_MODEL_IO_H
 #define GMM_MODEL_IO_H
@@ -45,8 +49,10 @@ gmm_status gmm_model_load(const char *path, gmm_model *model);
  * value finite (and at most 1e100 in magnitude); weights >= 0 summing to 1 within 1e-6; full and
  * tied precision factors upper triangular with a positive diagonal and U^T C U = I within 1e-6
  * (relative, on two dense probe vectors); diag and spherical variances and precisions > 0 with
- * variance x precision^2 = 1 within 1e-6; blur sigma 0 or in [GMM_BLUR_SIGMA_MIN, GMM_BLUR_SIGMA_MAX]; reg_covar and tol finite
- * and >= 0. GMM_ERR_FORMAT with a detail naming the field. */
+ * variance x precision^2 = 1 within 1e-6; blur sigma 0 or in [GMM_BLUR_SIGMA_MIN,
+ * GMM_BLUR_SIGMA_MAX]; reg_covar and tol finite and >= 0; a projection's axes orthonormal; a
+ * spectral space's eigenvalues in (-1, 1) away from 0 and degrees in (0, n]. GMM_ERR_FORMAT with
+ * a detail naming the field. */
 gmm_status gmm_model_check(const gmm_model *model);
 
 #ifdef __cplusplus

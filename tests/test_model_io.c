@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "models/model_io.h"
+#include "models/pca.h"
 #include "tests/testutil.h"
 
 /* Offsets of fields in the layout documented in model_io.h. */
@@ -20,9 +21,10 @@ enum {
     OFF_REG_COVAR = 80,
     OFF_BLUR = 96,
     OFF_PROJ = 104,      /* version 3: projection input dimension, whiten, total variance */
-    PROJ_HEADER_BYTES = 16,
-    OFF_PATH_LEN = 120,
-    HEADER_BYTES = 124,
+    OFF_SPECTRAL = 120,  /* version 3: spectral space neighbours, image dimension, images */
+    V3_HEADER_BYTES = 32, /* the six fields version 3 added */
+    OFF_PATH_LEN = 136,
+    HEADER_BYTES = 140,
 };
 
 static void make_model(gmm_model *m, gmm_cov_type type, int k, int rows, int cols, uint64_t seed)
@@ -323,8 +325,9 @@ START_TEST(test_version)
 }
 END_TEST
 
-/* A version-1 file (the layout before the blur sigma and the projection: the same bytes
- * without those 8 + 16) and a version-2 file (without the 16 projection bytes) load, with blur
+/* A version-1 file (the layout before the blur sigma, the projection and the spectral space:
+ * the same bytes without those 8 + 32) and a version-2 file (without the 32 bytes of projection
+ * and spectral fields) load, with blur
  * sigma 0 (version 1), no projection and every other field as saved. */
 START_TEST(test_version_1_still_loads)
 {
@@ -336,10 +339,10 @@ START_TEST(test_version_1_still_loads)
     size_t size;
     unsigned char *v3 = read_file(path, &size);
     /* version 2 */
-    const size_t size2 = size - PROJ_HEADER_BYTES;
+    const size_t size2 = size - V3_HEADER_BYTES;
     unsigned char *v2 = malloc(size2);
     memcpy(v2, v3, OFF_PROJ);
-    memcpy(v2 + OFF_PROJ, v3 + OFF_PROJ + PROJ_HEADER_BYTES, size - OFF_PROJ - PROJ_HEADER_BYTES);
+    memcpy(v2 + OFF_PROJ, v3 + OFF_PROJ + V3_HEADER_BYTES, size - OFF_PROJ - V3_HEADER_BYTES);
     put_u32(v2 + OFF_VERSION, 2);
     fix_crc(v2, size2);
     const char *v2_path = tu_tmp_path("v2.bin");
@@ -481,6 +484,64 @@ START_TEST(test_save_errors)
 }
 END_TEST
 
+/* A model fitted in a spectral space (3 dimensions; images of 5 x 7, 21 of them: 735 bytes,
+ * padded to 736) round-trips exactly; a forged eigenvalue of 1 or degree of 0 (CRC fixed) is
+ * refused naming the field; a space beside a projection is refused when saving. */
+START_TEST(test_spectral_space_round_trip)
+{
+    const char *path = tu_tmp_path("spectral.bin");
+    gmm_model a, b;
+    make_model(&a, GMM_COV_FULL, 2, 1, 3, 17);
+    a.image_rows = 5;
+    a.image_cols = 7;
+    ck_assert_int_eq(gmm_spectral_space_alloc(21, 35, 4, 3, &a.spectral), GMM_OK);
+    for (int i = 0; i < 21 * 35; i++) a.spectral->images[i] = (uint8_t)(i * 7 + 3);
+    tu_fill_uniform(a.spectral->embedding, 21 * 3, -0.1, 0.1, 5);
+    tu_fill_uniform(a.spectral->eigenvalues, 3, 0.9, 0.99, 6);
+    tu_fill_uniform(a.spectral->degrees, 21, 2.0, 6.0, 7);
+    ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
+    memset(&b, 0, sizeof b);
+    ck_assert_int_eq(gmm_model_load(path, &b), GMM_OK);
+    assert_same_model(&a, &b);
+    ck_assert_ptr_nonnull(b.spectral);
+    ck_assert_int_eq(b.spectral->n_train, 21);
+    ck_assert_int_eq(b.spectral->input_dim, 35);
+    ck_assert_int_eq(b.spectral->n_neighbors, 4);
+    ck_assert_int_eq(gmm_model_input_dim(&b), 35);
+    ck_assert_int_eq(memcmp(b.spectral->images, a.spectral->images, 21 * 35), 0);
+    ck_assert_int_eq(memcmp(b.spectral->embedding, a.spectral->embedding, sizeof(double) * 63), 0);
+    ck_assert_int_eq(memcmp(b.spectral->eigenvalues, a.spectral->eigenvalues, sizeof(double) * 3), 0);
+    ck_assert_int_eq(memcmp(b.spectral->degrees, a.spectral->degrees, sizeof(double) * 21), 0);
+    gmm_model c;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_eq(gmm_model_copy(&c, &b), GMM_OK);
+    ck_assert_int_eq(memcmp(c.spectral->degrees, a.spectral->degrees, sizeof(double) * 21), 0);
+    gmm_model_free(&c);
+    gmm_model_free(&b);
+
+    size_t size;
+    unsigned char *buf = read_file(path, &size);
+    /* the arrays from the end: degrees[21], eigenvalues[3], then the embedding; CRC last */
+    const size_t off_degrees = size - 4 - 8 * 21, off_eigen = off_degrees - 8 * 3;
+    unsigned char *edit = malloc(size);
+    memcpy(edit, buf, size);
+    put_f64(edit + off_eigen + 8, 1.0);
+    expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "eigenvalue 1");
+    memcpy(edit, buf, size);
+    put_f64(edit + off_degrees + 8 * 4, 0.0);
+    expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "image 4 has degree 0");
+    memcpy(edit, buf, size);
+    put_u32(edit + OFF_SPECTRAL + 8, 1000); /* more images than the file holds */
+    expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "truncated");
+    free(edit);
+    free(buf);
+
+    ck_assert_int_eq(gmm_projection_alloc(35, 3, 0, &a.projection), GMM_OK);
+    ck_assert_int_eq(gmm_model_save(path, &a), GMM_ERR_ARG);
+    gmm_model_free(&a);
+}
+END_TEST
+
 static Suite *model_io_suite(void)
 {
     Suite *s = suite_create("model_io");
@@ -498,6 +559,7 @@ static Suite *model_io_suite(void)
     tcase_add_test(tc, test_trailing_garbage);
     tcase_add_test(tc, test_bad_fields);
     tcase_add_test(tc, test_save_errors);
+    tcase_add_test(tc, test_spectral_space_round_trip);
     suite_add_tcase(s, tc);
     return s;
 }
