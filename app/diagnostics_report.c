@@ -233,7 +233,7 @@ fail:
 }
 
 static gmm_status write_loglik(const char *dir, const gmm_model *model, const double *X,
-                               const diag_scores *s)
+                               const double *pixels_in, const diag_scores *s)
 {
     int64_t n = s->n_samples;
     int d = model->dim;
@@ -273,9 +273,19 @@ static gmm_status write_loglik(const char *dir, const gmm_model *model, const do
         if (t < 8) printf(" #%lld (%.1f)", (long long)idx[t], s->log_likelihood[idx[t]]);
     }
     printf("%s\n", n_out > 8 ? " ..." : "");
-    const double *pixels = tiles; /* the outliers in pixel space: a projection's mapped back */
+    const double *pixels = tiles; /* the outliers in pixel space: the images themselves, or a
+                                     projection's mapped back */
     const int pixels_dim = gmm_model_input_dim(model);
-    if (model->projection && n_out > 0) {
+    if (pixels_in && n_out > 0) {
+        if (!(pixel_tiles = malloc(sizeof(double) * (size_t)n_out * pixels_dim))) {
+            st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        for (int t = 0; t < n_out; t++)
+            memcpy(pixel_tiles + (size_t)t * pixels_dim, pixels_in + (size_t)idx[t] * pixels_dim,
+                   sizeof(double) * pixels_dim);
+        pixels = pixel_tiles;
+    } else if (model->projection && n_out > 0) {
         if (!(pixel_tiles = malloc(sizeof(double) * (size_t)n_out * pixels_dim))) {
             st = gmm_error(GMM_ERR_NOMEM, "out of memory");
             goto fail;
@@ -284,7 +294,8 @@ static gmm_status write_loglik(const char *dir, const gmm_model *model, const do
             goto fail;
         pixels = pixel_tiles;
     }
-    if (model->image_rows * model->image_cols == pixels_dim && n_out > 0) {
+    if (model->image_rows * model->image_cols == pixels_dim && n_out > 0 &&
+        (pixels_dim == d || pixels_in || model->projection)) {
         snprintf(path, sizeof path, "%s/outliers.png", dir);
         st = png_write_tile_grid(path, pixels, n_out, model->image_rows, model->image_cols, 2,
                                  captions);
@@ -336,7 +347,7 @@ fail:
 }
 
 int diagnostics_report_write(const char *dir, const gmm_model *model, const double *X,
-                             int64_t n_samples, const diag_scores *scores,
+                             const double *pixels, int64_t n_samples, const diag_scores *scores,
                              const diag_trace *trace, gmm_gpu *gpu)
 {
     int rc = diagnostics_make_dir(dir);
@@ -344,7 +355,7 @@ int diagnostics_report_write(const char *dir, const gmm_model *model, const doub
     gmm_status st;
     if ((st = write_mahalanobis(dir, model, scores)) != GMM_OK) return cli_fail(st);
     if ((st = write_separation(dir, model, X, n_samples, scores, gpu)) != GMM_OK) return cli_fail(st);
-    if ((st = write_loglik(dir, model, X, scores)) != GMM_OK) return cli_fail(st);
+    if ((st = write_loglik(dir, model, X, pixels, scores)) != GMM_OK) return cli_fail(st);
     if (trace && (st = write_trace(dir, trace)) != GMM_OK) return cli_fail(st);
     printf("diagnostics written to %s/\n", dir);
     return 0;

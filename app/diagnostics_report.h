@@ -39,9 +39,11 @@ void diag_trace_free(diag_trace *trace);
 
 /* Writes into dir (created when missing): mahalanobis.txt and mahalanobis_k<k>.png, separation.txt
  * and separation.png, loglik_hist.png, outliers.png, and loglik_iterations.png when trace is not
- * NULL; prints the per-component summary table. Returns an exit code (0 = ok). */
+ * NULL; prints the per-component summary table. X holds the samples in the model's space;
+ * pixels (NULL when they are X) the same images in pixel space, for outliers.png. Returns an
+ * exit code (0 = ok). */
 int diagnostics_report_write(const char *dir, const gmm_model *model, const double *X,
-                             int64_t n_samples, const diag_scores *scores,
+                             const double *pixels, int64_t n_samples, const diag_scores *scores,
                              const diag_trace *trace, gmm_gpu *gpu);
 
 /* Creates dir when it does not exist (one level). Returns an exit code (0 = ok). */

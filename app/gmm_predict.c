@@ -13,6 +13,7 @@
 #include "app/gmm_predict_args.h"
 #include "app/images.h"
 #include "app/pca_apply.h"
+#include "app/spectral_space.h"
 #include "app/report.h"
 #include "app/summary_json.h"
 #include "data/dataset.h"
@@ -216,6 +217,11 @@ int main(int argc, char **argv)
         goto done;
     }
     if ((rc = pca_predict_apply(&model, &X, ds.n_samples, gpu, &pixels))) goto done;
+    if ((rc = spectral_predict_apply(&model, &X, ds.n_samples, gpu, &pixels))) goto done;
+    if (model.spectral)
+        printf("embedded every image in the model's %d-dimensional spectral space (its %d "
+               "nearest of the %lld training images)\n", model.spectral->n_dims,
+               model.spectral->n_neighbors, (long long)model.spectral->n_train);
     if (model.projection)
         printf("projected every image on the model's %d PCA axes%s\n", model.projection->n_axes,
                model.projection->whiten ? " (whitened)" : "");
@@ -275,7 +281,7 @@ int main(int argc, char **argv)
         }
     }
     if (diag_dir &&
-        (rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, NULL, gpu)))
+        (rc = diagnostics_report_write(diag_dir, &model, X, pixels, ds.n_samples, &scores, NULL, gpu)))
         goto done;
     if (images_dir) {
         if ((rc = diagnostics_make_dir(images_dir))) goto done;

@@ -15,6 +15,7 @@
 #include "app/gmm_train_args.h"
 #include "app/images.h"
 #include "app/pca_apply.h"
+#include "app/spectral_space.h"
 #include "app/report.h"
 #include "app/select_k_report.h"
 #include "app/summary_json.h"
@@ -77,6 +78,7 @@ typedef struct {
     const char *data_path;
     int quiet;
     gmm_projection *projection; /* --pca: lent to the model, freed at the end */
+    gmm_spectral_space *spectral; /* --space spectral: the same */
 } model_labels;
 static model_labels file_labels;
 
@@ -87,6 +89,7 @@ static void label_model(gmm_model *m)
     m->blur_sigma = file_labels.blur; /* gmm-predict applies the same blur */
     snprintf(m->data_path, sizeof m->data_path, "%s", file_labels.data_path);
     m->projection = file_labels.projection;
+    m->spectral = file_labels.spectral;
 }
 
 /* options.on_checkpoint: the model so far, written atomically over the output file. A failed
@@ -169,6 +172,7 @@ int main(int argc, char **argv)
     dataset ds = {0};
     double *X = NULL, *pixels = NULL; /* with --pca: X projected, pixels for the pictures */
     gmm_projection *projection = NULL;
+    gmm_spectral_space *space = NULL;
     gmm_model model = {0}, start = {0};
     diag_scores scores = {0};
     gmm_fit_scores fit_scores = {0};
@@ -263,6 +267,9 @@ int main(int argc, char **argv)
     if ((rc = pca_train_apply(args.pca_axes, args.whiten, &X, ds.n_samples, &dim, gpu, quiet,
                               &projection, &pixels)))
         goto done;
+    if (args.space_spectral &&
+        (rc = spectral_train_apply(&ds, &opt, &X, &dim, gpu, quiet, &space, &pixels)))
+        goto done;
     double t_loaded = cli_now_seconds();
     if (!quiet)
         printf("data: %s: %d images of %d x %d%s (loaded in %.2f s)\n", ds.images_path,
@@ -297,7 +304,7 @@ int main(int argc, char **argv)
     }
     file_labels = (model_labels){.output = output, .image_rows = ds.rows, .image_cols = ds.cols,
                                  .blur = blur, .data_path = data_path, .quiet = quiet,
-                                 .projection = projection};
+                                 .projection = projection, .spectral = space};
     opt.should_stop = stop_was_requested;
     if (opt.checkpoint_every > 0) opt.on_checkpoint = write_checkpoint;
     if (opt.init == GMM_INIT_KNN && !quiet) {
@@ -378,7 +385,8 @@ int main(int argc, char **argv)
     }
     if (stop_requested) goto interrupted_after_fit;
     if (diag_dir) {
-        rc = diagnostics_report_write(diag_dir, &model, X, ds.n_samples, &scores, &trace, gpu);
+        rc = diagnostics_report_write(diag_dir, &model, X, pixels, ds.n_samples, &scores, &trace,
+                                      gpu);
         if (rc) goto done;
     }
     if (stop_requested) goto interrupted_after_fit;
@@ -452,6 +460,8 @@ done:
     gmm_fit_scores_free(&fit_scores);
     if (model.projection == projection) model.projection = NULL; /* lent by label_model */
     gmm_projection_free(projection);
+    if (model.spectral == space) model.spectral = NULL;
+    gmm_spectral_space_free(space);
     free(pixels);
     gmm_model_free(&model);
     gmm_model_free(&start);

@@ -15,6 +15,7 @@ typedef struct {
     int quiet;
     int timings;                /* --timings: one line saying where the run's time went */
     int pca_axes, whiten;       /* --pca D (0: none), --whiten */
+    int space_spectral;         /* --space spectral (opt.spectral_dims, opt.knn_neighbors) */
     int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
     int k_is_range;             /* -k A:B[:STEP]: fit every K of k_range, keep the chosen */
     gmm_k_range k_range;        /* k_first, k_last, k_step, criterion (--select) */

@@ -14,6 +14,7 @@
 #include "kernels/conv2d.h"
 #include "kernels/entropy.h"
 #include "models/diagnostics.h"
+#include "models/spectral.h"
 
 #define BLUR_SIZE 5
 #define BLUR_PAD 2
@@ -177,6 +178,32 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
     const double *ptr[SAMPLES_PER_COMPONENT];
     if (!draws || !pixels || !tiles) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (model->spectral) {
+        /* a spectral space has no way back from its coordinates: each component's most
+         * typical training images stand for its samples */
+        int64_t *idx = malloc(sizeof(int64_t) * (size_t)K * n);
+        double *img = malloc(sizeof(double) * (size_t)n * pixels_dim);
+        if (!idx || !img || (st = gmm_spectral_typical(model, n, idx)) != GMM_OK) {
+            if (!idx || !img) st = gmm_error(GMM_ERR_NOMEM, "out of memory");
+            free(idx);
+            free(img);
+            goto fail;
+        }
+        for (int k = 0; k < K; k++) {
+            for (int t = 0; t < n; t++) {
+                const int64_t i = idx[(size_t)k * n + t];
+                for (int j = 0; j < pixels_dim; j++)
+                    img[(size_t)t * pixels_dim + j] =
+                        i < 0 ? 1.0 : model->spectral->images[(size_t)i * pixels_dim + j] / 255.0;
+                ptr[t] = img + (size_t)t * pixels_dim;
+            }
+            strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);
+        }
+        free(idx);
+        free(img);
+        st = write_rows(path, model, tiles, rows, width, NULL, NULL, 0);
         goto fail;
     }
     if ((st = gmm_model_copy(&one, model)) != GMM_OK) goto fail;

@@ -34,8 +34,11 @@ static void usage(FILE *out)
             "                         log-likelihood lower bound (default 1e-3)\n"
             "  --reg-covar X          added to covariance diagonals (default 1e-6)\n"
             "  --init M               kmeans (default), k-means++, random, random_from_data,\n"
-            "                         knn (density peaks of the k-nearest-neighbour graph)\n"
-            "  --knn-neighbors K      --init knn: neighbours per point (default 10, 1..127)\n"
+            "                         knn (density peaks of the k-nearest-neighbour graph),\n"
+            "                         spectral (the responsibilities of a mixture fitted in\n"
+            "                         the spectral embedding of the kNN graph)\n"
+            "  --knn-neighbors K      --init knn/spectral, --space spectral: neighbours per\n"
+            "                         point, itself counted (default 10, 1..127; 2.. spectral)\n"
             "  --knn-sample N         --init knn: points in the kNN graph (default 60000;\n"
             "                         all of them when there are fewer)\n"
             "  --n-init N             initialisations; the best is kept (default 1)\n"
@@ -60,6 +63,12 @@ static void usage(FILE *out)
             "                         (after --blur); the model keeps the projection and\n"
             "                         gmm-predict applies it; pictures stay in pixel space\n"
             "  --whiten               with --pca: scale each axis to unit variance\n"
+            "  --space S              pixels (default), or spectral: fit the mixture in the\n"
+            "                         spectral embedding of the images' kNN graph (Laplacian\n"
+            "                         eigenmaps); the model keeps what gmm-predict needs to\n"
+            "                         embed new images (the training images, their\n"
+            "                         coordinates); pictures stay in pixel space\n"
+            "  --spectral-dims D      --space/--init spectral: embedding dimensions (default 10)\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -v, --verbose          also the time of each phase (data, device, fit)\n"
             "  --timings              one line at the end: where the run's time went (data,\n"
@@ -76,7 +85,8 @@ static void usage(FILE *out)
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
-       OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN };
+       OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
+       OPT_SPECTRAL_DIMS };
 
 /* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
 static int parse_k_range(const char *text, gmm_k_range *range)
@@ -110,7 +120,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
     long long pca_axes = 0;
-    int whiten = 0;
+    int whiten = 0, spectral = 0;
     const char *init_from = NULL;
     long long limit = 0, v;
     int quiet = 0, k_given = 0, cov_given = 0, timings = 0, k_is_range = 0;
@@ -133,6 +143,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"init-from", required_argument, 0, OPT_INIT_FROM},
         {"verbose", no_argument, 0, 'v'}, {"timings", no_argument, 0, OPT_TIMINGS},
         {"pca", required_argument, 0, OPT_PCA}, {"whiten", no_argument, 0, OPT_WHITEN},
+        {"space", required_argument, 0, OPT_SPACE},
+        {"spectral-dims", required_argument, 0, OPT_SPECTRAL_DIMS},
         {"select", required_argument, 0, OPT_SELECT},
         {"bic-png", required_argument, 0, OPT_BIC_PNG}, {"json", required_argument, 0, OPT_JSON},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -176,7 +188,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             break;
         case OPT_INIT:
             if (gmm_init_parse(optarg, &opt.init))
-                return cli_error("--init must be kmeans, k-means++, random, random_from_data or knn, got '%s'", optarg);
+                return cli_error("--init must be kmeans, k-means++, random, random_from_data, knn or spectral, got '%s'", optarg);
             break;
         case OPT_N_INIT:
             if (cli_parse_int("--n-init", optarg, 1, INT_MAX, &v)) return 1;
@@ -238,6 +250,15 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             if (cli_parse_int("--pca", optarg, 1, INT_MAX, &pca_axes)) return 1;
             break;
         case OPT_WHITEN: whiten = 1; break;
+        case OPT_SPACE:
+            if (!strcmp(optarg, "spectral")) spectral = 1;
+            else if (!strcmp(optarg, "pixels")) spectral = 0;
+            else return cli_error("--space must be pixels or spectral, got '%s'", optarg);
+            break;
+        case OPT_SPECTRAL_DIMS:
+            if (cli_parse_int("--spectral-dims", optarg, 1, 1000, &v)) return 1;
+            opt.spectral_dims = (int)v;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default:
@@ -251,6 +272,16 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (argc - optind > 1) return cli_error("unexpected argument '%s' (see --help)", argv[optind + 1]);
     if (!*output) return cli_error("-o needs a file name");
     if (whiten && !pca_axes) return cli_error("--whiten needs --pca D (it scales the PCA axes)");
+    if (spectral && pca_axes)
+        return cli_error("--space spectral and --pca are not combined: the embedding is made from "
+                         "the pixels");
+    if (spectral && init_from)
+        return cli_error("--init-from does not continue a --space spectral fit");
+    if (spectral && opt.init == GMM_INIT_SPECTRAL)
+        return cli_error("--init spectral starts a pixel-space fit; with --space spectral the "
+                         "fit is already in the embedding");
+    if (spectral && opt.knn_neighbors == 1)
+        return cli_error("--space spectral needs --knn-neighbors of at least 2");
     if (k_is_range && init_from)
         return cli_error("--init-from continues one model: it takes one K, not the range -k %d:%d",
                          k_range.k_first, k_range.k_last);
@@ -263,6 +294,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                              .init_from = init_from,
                              .k_given = k_given, .cov_given = cov_given,
                              .pca_axes = (int)pca_axes, .whiten = whiten,
+                             .space_spectral = spectral,
                              .k_is_range = k_is_range, .k_range = k_range, .bic_png = bic_png,
                              .json_path = json_path};
     return -1;

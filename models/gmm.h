@@ -26,6 +26,8 @@ typedef enum {
     GMM_INIT_RANDOM = 2,       /* random responsibilities */
     GMM_INIT_RANDOM_FROM_DATA = 3, /* K distinct samples as means, hard assignment */
     GMM_INIT_KNN = 4,          /* density peaks of the kNN graph as seeds, nearest-seed labels */
+    GMM_INIT_SPECTRAL = 5,     /* the responsibilities of a mixture fitted in the spectral
+                                  embedding of the kNN graph (models/spectral.h) */
 } gmm_init_method;
 
 typedef enum {
@@ -86,7 +88,7 @@ typedef struct {
     uint8_t *images;     /* n_train x input_dim: the training images as read (pixel = byte / 255,
                             before the model's blur, which predicting applies again) */
     double *embedding;   /* n_train x n_dims */
-    double *eigenvalues; /* n_dims: of the normalised adjacency, in (-1, 1) */
+    double *eigenvalues; /* n_dims: of the normalised adjacency, in [-1, 1] */
     double *degrees;     /* n_train: the graph's degrees */
 } gmm_spectral_space;
 
@@ -238,6 +240,8 @@ typedef struct {
                                    0 means the default) */
     int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;
                                    0 means the default) */
+    int spectral_dims;          /* init=spectral: embedding dimensions (0: 10); its graph has
+                                   knn_neighbors neighbours (0: 10) */
     int verbose;                /* 0 (default); >= 2: a notice with the time of each phase of the
                                    fit (device context, initialisation, final scoring) */
     gmm_tuning tuning;          /* all zero: the defaults */

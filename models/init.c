@@ -1,11 +1,12 @@
 /* EM initialisation: the dispatch to k-means (models/kmeans.c), random starts and random
- * samples, and the kNN density peaks (models/init_knn.c). */
+ * samples, the kNN density peaks (models/init_knn.c) and the spectral space (models/spectral.c). */
 #include "models/init.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/init_knn.h"
+#include "models/spectral.h"
 
 int gmm_knn_neighbors(const gmm_options *options)
 {
@@ -38,6 +39,8 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, const gmm_
     case GMM_INIT_KNN:
         return gmm_init_knn(X, n_samples, dim, K, gmm_knn_neighbors(options),
                             gmm_knn_sample_size(options), rng, options->gpu, resp, NULL);
+    case GMM_INIT_SPECTRAL:
+        return gmm_init_spectral(X, n_samples, dim, options, resp);
     case GMM_INIT_RANDOM_FROM_DATA:
     case GMM_INIT_KMEANS_PP:
     case GMM_INIT_KMEANS:

@@ -13,7 +13,7 @@
 
 static const char *const cov_type_names[] = {"full", "tied", "diag", "spherical"};
 static const char *const init_names[] = {"kmeans", "k-means++", "random", "random_from_data",
-                                          "knn"};
+                                          "knn", "spectral"};
 static const char *const precision_names[] = {"fp64", "fp32", "tf32"};
 
 #define N_NAMES(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -287,8 +287,16 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
     if (o->knn_sample_size < 0 || o->knn_sample_size == 1)
         return gmm_error(GMM_ERR_ARG, "knn_sample_size=%lld must be >= 2 (0 for the default)",
                          (long long)o->knn_sample_size);
-    if ((int)o->init < 0 || (int)o->init > GMM_INIT_KNN)
+    if ((int)o->init < 0 || (int)o->init > GMM_INIT_SPECTRAL)
         return gmm_error(GMM_ERR_ARG, "unknown init method %d", (int)o->init);
+    if (o->init == GMM_INIT_SPECTRAL &&
+        (o->spectral_dims < 0 || o->spectral_dims + 1 >= n_samples ||
+         (o->knn_neighbors > 0 && o->knn_neighbors < 2) ||
+         (o->knn_neighbors > 0 ? o->knn_neighbors : 10) > n_samples))
+        return gmm_error(GMM_ERR_ARG, "init=spectral: %d dimensions and %d neighbours do not fit "
+                         "%lld samples (at least 2 neighbours, fewer dimensions than samples - 1)",
+                         o->spectral_dims ? o->spectral_dims : 10,
+                         o->knn_neighbors ? o->knn_neighbors : 10, (long long)n_samples);
     if ((int)o->device < 0 || (int)o->device > GMM_DEVICE_GPU)
         return gmm_error(GMM_ERR_ARG, "unknown device %d", (int)o->device);
     if ((int)o->precision < 0 || (int)o->precision > GMM_PRECISION_TF32)

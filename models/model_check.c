@@ -124,7 +124,8 @@ static gmm_status check_projection(const gmm_model *m)
 }
 
 /* The spectral space the mixture was fitted in: sizes that agree with the model, finite
- * coordinates, eigenvalues in (-1, 1) and away from 0 (the Nyström extension divides by them),
+ * coordinates, eigenvalues in [-1, 1] (1 again when the graph has several components) and away
+ * from 0 (the Nyström extension divides by them),
  * degrees in (0, n_train]. */
 static gmm_status check_spectral(const gmm_model *m)
 {
@@ -143,9 +144,9 @@ static gmm_status check_spectral(const gmm_model *m)
         (st = check_finite("spectral degrees", s->degrees, (size_t)s->n_train, 0)) != GMM_OK)
         return st;
     for (int c = 0; c < s->n_dims; c++)
-        if (!(fabs(s->eigenvalues[c]) < 1 && fabs(s->eigenvalues[c]) > 1e-12))
+        if (!(fabs(s->eigenvalues[c]) <= 1 + 1e-9 && fabs(s->eigenvalues[c]) > 1e-12))
             return gmm_error(GMM_ERR_FORMAT, "spectral space: eigenvalue %d is %g, must be in "
-                             "(-1, 1) and not 0", c, s->eigenvalues[c]);
+                             "[-1, 1] and not 0", c, s->eigenvalues[c]);
     for (int64_t i = 0; i < s->n_train; i++)
         if (!(s->degrees[i] > 0 && s->degrees[i] <= (double)s->n_train))
             return gmm_error(GMM_ERR_FORMAT, "spectral space: image %lld has degree %g, must be "

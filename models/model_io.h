@@ -51,7 +51,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model);
  * (relative, on two dense probe vectors); diag and spherical variances and precisions > 0 with
  * variance x precision^2 = 1 within 1e-6; blur sigma 0 or in [GMM_BLUR_SIGMA_MIN,
  * GMM_BLUR_SIGMA_MAX]; reg_covar and tol finite and >= 0; a projection's axes orthonormal; a
- * spectral space's eigenvalues in (-1, 1) away from 0 and degrees in (0, n]. GMM_ERR_FORMAT with
+ * spectral space's eigenvalues in [-1, 1] away from 0 and degrees in (0, n]. GMM_ERR_FORMAT with
  * a detail naming the field. */
 gmm_status gmm_model_check(const gmm_model *model);
 

@@ -9,6 +9,7 @@
 #include "kernels/blas_cpu.h"
 #include "kernels/covariance.h"
 #include "linalg/eigen.h"
+#include "models/spectral.h"
 
 gmm_status gmm_projection_alloc(int input_dim, int n_axes, int whiten, gmm_projection **out)
 {
@@ -186,6 +187,7 @@ gmm_status gmm_model_pixel_means(const gmm_model *model, double *out)
     if (!model || !out) return gmm_error(GMM_ERR_ARG, "gmm_model_pixel_means: NULL argument");
     if (model->projection)
         return gmm_projection_inverse(model->projection, model->means, model->n_components, out);
+    if (model->spectral) return gmm_spectral_pixel_means(model, out);
     memcpy(out, model->means, sizeof(double) * (size_t)model->n_components * model->dim);
     return GMM_OK;
 }

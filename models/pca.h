@@ -41,7 +41,8 @@ gmm_status gmm_projection_inverse(const gmm_projection *projection, const double
                                   int64_t n_samples, double *X);
 
 /* The model's K means in pixel space (K x gmm_model_input_dim doubles): mapped back through its
- * projection, or copied when it has none. */
+ * projection, the responsibility-weighted means of its training images for a spectral space
+ * (models/spectral.h), or copied when it has neither. */
 gmm_status gmm_model_pixel_means(const gmm_model *model, double *out);
 
 /* The device halves (models/pca_cuda.cu; GMM_ERR_NO_DEVICE without CUDA). Xc centred data;

@@ -2,6 +2,7 @@
 #include "models/spectral.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -140,4 +141,131 @@ gmm_status gmm_spectral_extend(const gmm_spectral *e, const float *X, int dim, c
 fail:
     free(nn);
     return status;
+}
+
+gmm_status gmm_spectral_space_from(const gmm_spectral *e, const uint8_t *images, int input_dim,
+                                   gmm_spectral_space **out)
+{
+    gmm_status st = gmm_spectral_space_alloc(e->n, input_dim, e->n_neighbors, e->n_dims, out);
+    if (st != GMM_OK) return st;
+    gmm_spectral_space *s = *out;
+    memcpy(s->images, images, (size_t)e->n * (size_t)input_dim);
+    memcpy(s->embedding, e->embedding, sizeof(double) * (size_t)e->n * e->n_dims);
+    memcpy(s->eigenvalues, e->eigenvalues, sizeof(double) * e->n_dims);
+    memcpy(s->degrees, e->degrees, sizeof(double) * (size_t)e->n);
+    return GMM_OK;
+}
+
+gmm_status gmm_init_spectral(const double *X, int64_t n, int dim, const gmm_options *o,
+                             double *resp)
+{
+    gmm_status st;
+    gmm_spectral e = {0};
+    gmm_model m = {0};
+    gmm_fit_scores scores = {0};
+    float *Xf = malloc(sizeof(float) * (size_t)n * dim);
+    if (!Xf) return gmm_error(GMM_ERR_NOMEM, "init=spectral: out of memory for the images");
+    for (size_t i = 0; i < (size_t)n * dim; i++) Xf[i] = (float)X[i];
+    const gmm_spectral_options so = {.n_neighbors = o->knn_neighbors, .n_dims = o->spectral_dims,
+                                     .seed = o->seed};
+    const double t0 = now_seconds();
+    st = gmm_spectral_embed(Xf, n, dim, &so, o->gpu, &e);
+    free(Xf);
+    if (st != GMM_OK) return st;
+    const double t1 = now_seconds();
+    /* the mixture in the embedding, with the library's defaults for what the embedding's scale
+     * decides (reg_covar, tol: the coordinates are about 1 / sqrt(n)) */
+    gmm_options eo;
+    gmm_options_default(&eo);
+    eo.n_components = o->n_components;
+    eo.n_init = o->n_init;
+    eo.seed = o->seed;
+    eo.device = o->device;
+    eo.gpu = o->gpu;
+    eo.should_stop = o->should_stop;
+    eo.user = o->user;
+    if ((st = gmm_fit_scored(e.embedding, n, e.n_dims, &eo, &m, &scores)) != GMM_OK) goto done;
+    memcpy(resp, scores.proba, sizeof(double) * (size_t)n * o->n_components);
+    if (o->on_notice) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "init=spectral: a %d-dimensional embedding of the %d-nearest-"
+                 "neighbour graph (%.2f s), a mixture fitted in it (%d iterations, %.2f s)",
+                 e.n_dims, e.n_neighbors, t1 - t0, m.n_iter, now_seconds() - t1);
+        o->on_notice(o->user, msg);
+    }
+done:
+    gmm_fit_scores_free(&scores);
+    gmm_model_free(&m);
+    gmm_spectral_free(&e);
+    return st;
+}
+
+/* labels and log p(x) of the model's training images, from their coordinates */
+static gmm_status score_training(const gmm_model *model, double *ll, double *proba, int *labels)
+{
+    const gmm_spectral_space *s = model->spectral;
+    if (!s) return gmm_error(GMM_ERR_ARG, "the model has no spectral space");
+    return gmm_score_samples(model, s->embedding, s->n_train, GMM_DEVICE_CPU, ll, proba, labels);
+}
+
+gmm_status gmm_spectral_pixel_means(const gmm_model *model, double *out)
+{
+    const gmm_spectral_space *s = model->spectral;
+    if (!s) return gmm_error(GMM_ERR_ARG, "the model has no spectral space");
+    const int K = model->n_components, p = s->input_dim;
+    const int64_t n = s->n_train;
+    double *proba = malloc(sizeof(double) * (size_t)n * K), *w = calloc((size_t)K, sizeof(double));
+    gmm_status st = GMM_OK;
+    if (!proba || !w) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory for the pixel means");
+        goto done;
+    }
+    if ((st = score_training(model, NULL, proba, NULL)) != GMM_OK) goto done;
+    memset(out, 0, sizeof(double) * (size_t)K * p);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < K; k++) w[k] += proba[(size_t)i * K + k];
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < K; k++) {
+        double *mean = out + (size_t)k * p;
+        for (int64_t i = 0; i < n; i++) {
+            const double r = proba[(size_t)i * K + k];
+            if (r < 1e-12) continue;
+            const uint8_t *img = s->images + (size_t)i * p;
+            for (int j = 0; j < p; j++) mean[j] += r * img[j];
+        }
+        for (int j = 0; j < p; j++) mean[j] = w[k] > 0 ? mean[j] / (255.0 * w[k]) : 0;
+    }
+done:
+    free(proba);
+    free(w);
+    return st;
+}
+
+gmm_status gmm_spectral_typical(const gmm_model *model, int per, int64_t *indices)
+{
+    const gmm_spectral_space *s = model->spectral;
+    if (!s || per < 1) return gmm_error(GMM_ERR_ARG, "gmm_spectral_typical: bad arguments");
+    const int K = model->n_components;
+    const int64_t n = s->n_train;
+    double *ll = malloc(sizeof(double) * (size_t)n);
+    int *labels = malloc(sizeof(int) * (size_t)n);
+    gmm_status st = GMM_OK;
+    if (!ll || !labels) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory for the typical images");
+        goto done;
+    }
+    if ((st = score_training(model, ll, NULL, labels)) != GMM_OK) goto done;
+    for (size_t q = 0; q < (size_t)K * per; q++) indices[q] = -1;
+    for (int64_t i = 0; i < n; i++) { /* insertion into each component's best `per` */
+        int64_t *best = indices + (size_t)labels[i] * per;
+        int pos = per;
+        while (pos > 0 && (best[pos - 1] < 0 || ll[best[pos - 1]] < ll[i])) pos--;
+        if (pos == per) continue;
+        memmove(best + pos + 1, best + pos, sizeof(int64_t) * (size_t)(per - pos - 1));
+        best[pos] = i;
+    }
+done:
+    free(ll);
+    free(labels);
+    return st;
 }

@@ -15,6 +15,7 @@
 
 #include "kernels/gmm_status.h"
 #include "kernels/gpu.h"
+#include "models/gmm.h"
 #include "linalg/lanczos.h"
 
 #ifdef __cplusplus
@@ -52,6 +53,26 @@ gmm_status gmm_spectral_extend(const gmm_spectral *embedding, const float *X, in
                                const float *Y, int64_t m, gmm_gpu *gpu, double *out);
 
 void gmm_spectral_free(gmm_spectral *embedding); /* accepts a zeroed or freed one */
+
+/* The model's spectral space from an embedding of the images (n x input_dim bytes, as read). */
+gmm_status gmm_spectral_space_from(const gmm_spectral *embedding, const uint8_t *images,
+                                   int input_dim, gmm_spectral_space **out);
+
+/* init=spectral (gmm_init_resp): the responsibilities (n_samples x K) of a full-covariance
+ * mixture of options->n_components fitted (k-means init, the options' seed, n_init and device)
+ * in the spectral embedding of X (options->spectral_dims dimensions, options->knn_neighbors
+ * neighbours; 10 each by default). */
+gmm_status gmm_init_spectral(const double *X, int64_t n_samples, int dim,
+                             const gmm_options *options, double *resp);
+
+/* For a model fitted in a spectral space: each component's mean in pixel space, the mean of the
+ * training images weighted by their responsibilities (K x input_dim, pixels in [0, 1]). */
+gmm_status gmm_spectral_pixel_means(const gmm_model *model, double *out);
+
+/* For a model fitted in a spectral space: per component the indices of its `per` most typical
+ * training images (labelled k, highest log p(x)), best first; -1 where it has fewer
+ * (K x per). */
+gmm_status gmm_spectral_typical(const gmm_model *model, int per, int64_t *indices);
 
 #ifdef __cplusplus
 }

@@ -485,7 +485,7 @@ START_TEST(test_save_errors)
 END_TEST
 
 /* A model fitted in a spectral space (3 dimensions; images of 5 x 7, 21 of them: 735 bytes,
- * padded to 736) round-trips exactly; a forged eigenvalue of 1 or degree of 0 (CRC fixed) is
+ * padded to 736) round-trips exactly; a forged eigenvalue of 1.5 or degree of 0 (CRC fixed) is
  * refused naming the field; a space beside a projection is refused when saving. */
 START_TEST(test_spectral_space_round_trip)
 {
@@ -525,8 +525,8 @@ START_TEST(test_spectral_space_round_trip)
     const size_t off_degrees = size - 4 - 8 * 21, off_eigen = off_degrees - 8 * 3;
     unsigned char *edit = malloc(size);
     memcpy(edit, buf, size);
-    put_f64(edit + off_eigen + 8, 1.0);
-    expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "eigenvalue 1");
+    put_f64(edit + off_eigen + 8, 1.5);
+    expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "eigenvalue 1 is 1.5");
     memcpy(edit, buf, size);
     put_f64(edit + off_degrees + 8 * 4, 0.0);
     expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "image 4 has degree 0");

@@ -256,6 +256,88 @@ START_TEST(embedding_equation_and_extension)
 }
 END_TEST
 
+/* A mixture fitted in the embedding of three blobs, with its spectral space: the pixel means are
+ * the responsibility-weighted means of the images, the typical images are labelled k and in
+ * descending log-likelihood; init=spectral recovers the blobs in a pixel-space fit. */
+START_TEST(model_in_spectral_space)
+{
+    enum { N = 300, DIM = 6, D = 3, K = 3 };
+    float *X;
+    knn_graph g;
+    blob_graph(N, &g, &X);
+    knn_graph_free(&g);
+    gmm_spectral e;
+    TU_CHECK_OK(gmm_spectral_embed(X, N, DIM, &(gmm_spectral_options){.n_neighbors = 8, .n_dims = D},
+                                   NULL, &e));
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = K;
+    o.device = GMM_DEVICE_CPU;
+    gmm_model m = {0};
+    gmm_fit_scores sc = {0};
+    TU_CHECK_OK(gmm_fit_scored(e.embedding, N, D, &o, &m, &sc));
+    /* the "images": bytes made from the points, so that the means can be checked */
+    uint8_t *bytes = malloc(N * DIM);
+    for (int i = 0; i < N * DIM; i++) {
+        double v = 128 + 20 * X[i];
+        bytes[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+    TU_CHECK_OK(gmm_spectral_space_from(&e, bytes, DIM, &m.spectral));
+    m.image_rows = 2;
+    m.image_cols = 3;
+    double means[K * DIM];
+    TU_CHECK_OK(gmm_spectral_pixel_means(&m, means));
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < DIM; j++) {
+            double s = 0, w = 0;
+            for (int i = 0; i < N; i++) {
+                s += sc.proba[i * K + k] * bytes[i * DIM + j] / 255.0;
+                w += sc.proba[i * K + k];
+            }
+            ck_assert_double_le(fabs(means[k * DIM + j] - s / w), 1e-9);
+        }
+    int64_t typ[K * 4];
+    TU_CHECK_OK(gmm_spectral_typical(&m, 4, typ));
+    for (int k = 0; k < K; k++)
+        for (int t = 0; t < 4; t++) {
+            const int64_t i = typ[k * 4 + t];
+            ck_assert_int_ge(i, 0);
+            ck_assert_int_eq(sc.labels[i], k);
+            if (t) ck_assert_double_le(sc.log_likelihood[i], sc.log_likelihood[typ[k * 4 + t - 1]]);
+        }
+    gmm_fit_scores_free(&sc);
+    gmm_model_free(&m);
+    gmm_spectral_free(&e);
+    free(bytes);
+
+    /* init=spectral on the points themselves: the three blobs found (labels up to names) */
+    double *Xd = malloc(sizeof(double) * N * DIM);
+    for (int i = 0; i < N * DIM; i++) Xd[i] = X[i];
+    o.init = GMM_INIT_SPECTRAL;
+    o.spectral_dims = D;
+    o.knn_neighbors = 8;
+    TU_CHECK_OK(gmm_fit_scored(Xd, N, DIM, &o, &m, &sc));
+    ck_assert_int_eq(m.init, GMM_INIT_SPECTRAL);
+    int map[K] = {-1, -1, -1}, wrong = 0;
+    for (int i = 0; i < N; i++) {
+        if (map[i % 3] < 0) map[i % 3] = sc.labels[i];
+        wrong += sc.labels[i] != map[i % 3];
+    }
+    ck_assert_int_le(wrong, 3);
+    ck_assert_int_ne(map[0], map[1]);
+    ck_assert_int_ne(map[1], map[2]);
+    ck_assert_int_ne(map[0], map[2]);
+    ck_assert_str_eq(gmm_init_name(GMM_INIT_SPECTRAL), "spectral");
+    o.spectral_dims = N; /* too many dimensions for the samples */
+    gmm_model bad = {0};
+    ck_assert_int_eq(gmm_fit(Xd, N, DIM, &o, &bad), GMM_ERR_ARG);
+    gmm_fit_scores_free(&sc);
+    gmm_model_free(&m);
+    free(Xd);
+    free(X);
+}
+END_TEST
+
 static Suite *spectral_suite(void)
 {
     Suite *s = suite_create("spectral");
@@ -265,6 +347,7 @@ static Suite *spectral_suite(void)
     tcase_add_test(tc, two_cliques);
     tcase_add_test(tc, knn_graph_against_scipy);
     tcase_add_test(tc, embedding_equation_and_extension);
+    tcase_add_test(tc, model_in_spectral_space);
     suite_add_tcase(s, tc);
     return s;
 }
