@@ -24,6 +24,8 @@ _Static_assert(GMM_CODE_ERR_NOMEM == GMM_ERR_NOMEM && GMM_CODE_ERR_IO == GMM_ERR
                    GMM_CODE_ERR_UNSUPPORTED == GMM_ERR_UNSUPPORTED,
                "public codes follow gmm_status");
 _Static_assert(sizeof(int) == sizeof(int32_t), "labels are int32_t in the public interface");
+_Static_assert(_Generic((gmm_progress_callback)0, gmm_progress_fn: 1, default: 0),
+               "gmm_progress_callback is gmm_progress_fn");
 
 struct gmm_mixture {
     gmm_model model;
@@ -55,8 +57,8 @@ const char *gmm_code_name(int code)
                                                                     : "GMM_CODE_UNKNOWN";
 }
 
-/* Records "CODE: detail" for gmm_last_error, with the programs' option name --reg-covar
- * replaced by the parameter's, reg_covar. Returns the code. */
+/* Records "CODE: detail" for gmm_last_error, with the programs' option names --reg-covar and
+ * --device replaced by the parameters', reg_covar and device. Returns the code. */
 static int finish(gmm_status status)
 {
     if (status == GMM_OK) {
@@ -70,6 +72,7 @@ static int finish(gmm_status status)
         memmove(flag, flag + 2, strlen(flag + 2) + 1);
         flag[3] = '_';
     }
+    while ((flag = strstr(detail, "--device")) != NULL) memmove(flag, flag + 2, strlen(flag + 2) + 1);
     snprintf(last_error, sizeof last_error, "%s: %s", gmm_code_name(status), detail);
     return status;
 }
@@ -274,6 +277,14 @@ int gmm_params_set_precisions_init(gmm_params *params, const double *precisions,
     if (!params) return fail_arg("gmm_params_set_precisions_init: params is NULL");
     return keep_copy(&params->precisions_init, &params->n_precisions, precisions,
                      precisions ? count : 0, "precisions_init");
+}
+
+int gmm_params_set_progress(gmm_params *params, gmm_progress_callback callback, void *user)
+{
+    if (!params) return fail_arg("gmm_params_set_progress: params is NULL");
+    params->options.on_progress = (gmm_progress_fn)callback; /* the same signature */
+    params->options.user = user;
+    return finish(GMM_OK);
 }
 
 int gmm_params_set_start(gmm_params *params, const gmm_mixture *start)

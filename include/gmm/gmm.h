@@ -84,6 +84,13 @@ int gmm_params_set_precisions_init(gmm_params *params, const double *precisions,
  * stay alive until the fit returns; NULL clears). Takes precedence over the *_init arrays. */
 int gmm_params_set_start(gmm_params *params, const gmm_mixture *start);
 
+/* Called after every EM iteration of a fit (from the fitting thread): the initialisation's
+ * index (0-based), the iteration (1-based), the lower bound and its change, the seconds the
+ * iteration took. NULL clears. */
+typedef void (*gmm_progress_callback)(void *user, int init_index, int iteration,
+                                      double lower_bound, double change, double seconds);
+int gmm_params_set_progress(gmm_params *params, gmm_progress_callback callback, void *user);
+
 /* ---- fit, score, sample -----------------------------------------------------------------
  * Fits a model to X (n_samples x dim), the best of n_init runs; *model is a new handle (free
  * it with gmm_mixture_free). A model scores on the device its fit used (see

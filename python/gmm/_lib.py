@@ -65,6 +65,7 @@ _SIGNATURES = {
     "gmm_params_set_means_init": (_c_int, [_vp, _dp, _c_int, _c_int]),
     "gmm_params_set_precisions_init": (_c_int, [_vp, _dp, _c_size]),
     "gmm_params_set_start": (_c_int, [_vp, _vp]),
+    "gmm_params_set_progress": (_c_int, [_vp, _vp, _vp]),
     "gmm_mixture_fit": (_c_int, [_vp, _vp, _c_i64, _c_int, _c_int, _c_double, _pp]),
     "gmm_mixture_free": (None, [_vp]),
     "gmm_mixture_set_device": (_c_int, [_vp, _cp]),
@@ -96,6 +97,10 @@ for _name, (_res, _args) in _SIGNATURES.items():
     _f = getattr(lib, _name)
     _f.restype = _res
     _f.argtypes = _args
+
+# gmm_progress_callback(user, init_index, iteration, lower_bound, change, seconds)
+PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_double,
+                            ctypes.c_double, ctypes.c_double)
 
 # gmm/gmm.h's codes and dtypes
 CODE_NAMES = {

@@ -253,6 +253,10 @@ class GaussianMixture(*_BASES):
                                      "covariance_type and number of features as the previous "
                                      "fit.")
                 _check(lib.gmm_params_set_start(params, start.ptr))
+            progress = self._progress_printer()
+            if progress is not None:
+                _check(lib.gmm_params_set_progress(params, ctypes.cast(progress, ctypes.c_void_p),
+                                                   None))
             out = ctypes.c_void_p()
             _check(lib.gmm_mixture_fit(params, *_data_args(arr, code), ctypes.byref(out)))
         finally:
@@ -263,6 +267,22 @@ class GaussianMixture(*_BASES):
                           f"iterations. Try different init parameters, or increase max_iter, "
                           f"tol, or check for degenerate data.", ConvergenceWarning)
         return self
+
+    def _progress_printer(self):
+        """verbose >= 1: scikit-learn's lines (every iteration at verbose >= 2, else every
+        10th); None otherwise. Kept alive by the caller through the fit."""
+        if not self.verbose:
+            return None
+        every = 1 if self.verbose >= 2 else 10
+
+        def report(user, init_index, iteration, lower_bound, change, seconds):
+            if iteration == 1:
+                print(f"Initialization {init_index}")
+            if iteration % every == 0:
+                print(f"  Iteration {iteration}\t time lapse {seconds:.5f}s\t ll change "
+                      f"{change:.5f}", flush=True)
+
+        return _lib.PROGRESS(report)
 
     def fit_predict(self, X, y=None):
         """fit(X), then the component of each sample (as scikit-learn, the labels of a final

@@ -128,3 +128,14 @@ def test_fitted_attributes_shapes():
         assert est.weights_.shape == (3,) and est.means_.shape == (3, 4)
         np.testing.assert_allclose(est.weights_.sum(), 1.0, rtol=1e-12)
         assert est.predict_proba(X).shape == (200, 3)
+
+
+def test_verbose_prints_each_iteration(capsys):
+    X, _ = blobs()
+    est = gmm.GaussianMixture(3, random_state=0, verbose=2, tol=0.0, max_iter=4)
+    with pytest.warns(Warning):  # tol=0: not converged after max_iter
+        est.fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Initialization 0"
+    assert [line.split()[1] for line in lines[1:]] == ["1", "2", "3", "4"]
+    assert est.n_iter_ == 4 and not est.converged_
