@@ -269,7 +269,8 @@ help:
 
 # ---- the installed library ----------------------------------------------------------------
 # libgmm.so.1 -> libgmm.so.1.0.0 from position-independent copies of the library's C objects
-# (build/pic/; the CUDA objects are compiled with -fPIC already), libgmm.a from the ordinary ones.
+# (build/pic/; the CUDA objects are compiled with -fPIC already), exporting only gmm/gmm.h's
+# functions (models/api.map); libgmm.a from the ordinary objects.
 # The programs link libgmm.a as before. gmm.pc's Libs.private lists what a static link needs.
 SO_MAJOR := 1
 SO_VERSION := 1.0.0
@@ -291,8 +292,9 @@ $(BUILD)/pic/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
 
-$(SHARED_LIB): $(PIC_OBJ)
-	$(CC) -shared -Wl,-soname,libgmm.so.$(SO_MAJOR) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(SHARED_LIB): $(PIC_OBJ) models/api.map
+	$(CC) -shared -Wl,-soname,libgmm.so.$(SO_MAJOR) -Wl,--version-script=models/api.map \
+	  $(LDFLAGS) $(PIC_OBJ) $(LDLIBS) -o $@
 	ln -sf libgmm.so.$(SO_VERSION) $(BUILD)/libgmm.so.$(SO_MAJOR)
 	ln -sf libgmm.so.$(SO_MAJOR) $(BUILD)/libgmm.so
 

@@ -27,4 +27,12 @@ if [ "$(readlink "$PREFIX/lib/libgmm.so.1")" != libgmm.so.1.0.0 ] ||
   echo "example-test: FAILED: libgmm.so.1 -> libgmm.so.1.0.0 with soname libgmm.so.1 expected" >&2
   exit 1
 fi
+# the shared library exports exactly the functions that gmm/gmm.h declares (models/api.map)
+exported=$(nm -D --defined-only "$PREFIX/lib/libgmm.so.1.0.0" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' | sort)
+declared=$(grep -oE '\bgmm_[a-z_0-9]+\(' "$PREFIX/include/gmm/gmm.h" | tr -d '(' | sort -u)
+if [ "$exported" != "$declared" ]; then
+  echo "example-test: FAILED: libgmm.so exports differ from gmm/gmm.h's functions:" >&2
+  diff <(echo "$declared") <(echo "$exported") >&2
+  exit 1
+fi
 echo "example-test: OK (examples/fit_predict.c via pkg-config, shared and static: $out)"
