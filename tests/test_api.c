@@ -166,8 +166,10 @@ START_TEST(test_save_load_and_metrics)
     int32_t y[5];
     ck_assert_int_eq(gmm_mixture_sample(b, 5, 9, S, y), 0);
     for (int i = 0; i < 5; i++) ck_assert(y[i] == 0 || y[i] == 1);
-    ck_assert_int_ne(gmm_mixture_load(tu_tmp_path("no-such.bin"), &b), 0);
-    ck_assert_ptr_null(b);
+    gmm_mixture *missing = b; /* a failed load leaves NULL behind */
+    ck_assert_int_ne(gmm_mixture_load(tu_tmp_path("no-such.bin"), &missing), 0);
+    ck_assert_ptr_null(missing);
+    gmm_mixture_free(b);
     ck_assert(strncmp(gmm_last_error(), "GMM_CODE_ERR_IO: ", 17) == 0);
     gmm_mixture_free(a);
     gmm_params_free(p);
@@ -209,6 +211,16 @@ START_TEST(test_errors_have_codes_and_sentences)
     ck_assert_int_eq(gmm_mixture_fit(p, Y, 6, 2, GMM_DTYPE_FLOAT64, 1.0, &m), GMM_CODE_ERR_ARG);
     ck_assert_msg(strstr(gmm_last_error(), "precisions_init[0] is not positive definite"), "%s",
                   gmm_last_error());
+    double asym[] = {2, 1, 0.5, 2, 1, 0, 0, 1}; /* 1 against 0.5: not symmetric */
+    ck_assert_int_eq(gmm_params_set_precisions_init(p, asym, 8), 0);
+    ck_assert_int_eq(gmm_mixture_fit(p, Y, 6, 2, GMM_DTYPE_FLOAT64, 1.0, &m), GMM_CODE_ERR_ARG);
+    ck_assert_msg(strstr(gmm_last_error(), "precisions_init[0] is not symmetric"), "%s",
+                  gmm_last_error());
+    double near[] = {2, 1, 1 + 1e-9, 2, 1, 0, 0, 1}; /* within np.allclose: accepted */
+    ck_assert_int_eq(gmm_params_set_precisions_init(p, near, 8), 0);
+    ck_assert_int_eq(gmm_mixture_fit(p, Y, 6, 2, GMM_DTYPE_FLOAT64, 1.0, &m), GMM_CODE_OK);
+    gmm_mixture_free(m);
+    m = NULL;
     ck_assert_int_eq(gmm_params_set_precisions_init(p, bad_prec, 4), 0);
     ck_assert_int_eq(gmm_mixture_fit(p, Y, 6, 2, GMM_DTYPE_FLOAT64, 1.0, &m), GMM_CODE_ERR_ARG);
     ck_assert_msg(strstr(gmm_last_error(), "precisions_init has 4 values"), "%s", gmm_last_error());

@@ -72,7 +72,8 @@ int gmm_params_set_string(gmm_params *params, const char *name, const char *valu
 
 /* Initial parameters (copied; NULL clears), as scikit-learn's weights_init (K), means_init
  * (K x dim) and precisions_init (the precision matrices, not their factors: full K x dim x dim,
- * tied dim x dim, diag K x dim, spherical K; `count` doubles). What is not given comes from
+ * tied dim x dim, diag K x dim, spherical K; `count` doubles; symmetric within scikit-learn's
+ * tolerance |a - b| <= 1e-8 + 1e-5 |b|, the lower triangle is used). What is not given comes from
  * responsibilities: the hard assignment of each sample to its nearest initial mean when
  * means_init is given, else those of init_params. Shapes are checked against the data and the
  * parameters at fit time. */

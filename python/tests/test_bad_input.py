@@ -103,3 +103,17 @@ def test_gpu_device_without_gpu_is_an_error_not_a_crash():
         gmm.GaussianMixture(2, device="gpu").fit(X)
     except gmm.GMMError as e:
         assert "GPU" in str(e) or "gpu" in str(e)
+
+
+def test_precisions_init_symmetry_as_sklearn():
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 30)
+    prec = np.linalg.inv(np.cov(X.T) + 0.1 * np.eye(30))  # symmetric up to rounding only
+    est = gmm.GaussianMixture(2, covariance_type="tied", precisions_init=prec, max_iter=2,
+                              tol=0.0)
+    with pytest.warns(Warning):
+        est.fit(X)
+    bad = prec.copy()
+    bad[0, 1] += 0.5
+    with pytest.raises(ValueError, match=r"precisions_init\[0\] is not symmetric"):
+        gmm.GaussianMixture(2, covariance_type="tied", precisions_init=bad).fit(X)
