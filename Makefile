@@ -167,7 +167,7 @@ REPLAYS := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 
 .PHONY: all test demo clean help bench check-mnist examples check-layers fuzz fuzz-replay \
         lib install uninstall python-test example-test
-all: $(PROGRAMS) $(BIN)/gmm-download-mnist $(if $(filter 1,$(SANITIZE) $(FUZZ)),,$(SHARED_LIB))
+all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
@@ -287,6 +287,10 @@ INSTALLED_PROGRAMS := gmm-train gmm-predict gmm-bench gmm-download-mnist
 MAN_PAGES := gmm-train.1 gmm-predict.1 gmm-bench.1
 
 lib: $(SHARED_LIB) $(LIB)
+# `make` builds the shared library too (not in sanitizer and fuzzing builds)
+ifeq ($(filter 1,$(SANITIZE) $(FUZZ)),)
+all: $(SHARED_LIB)
+endif
 
 $(BUILD)/pic/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
