@@ -9,6 +9,10 @@
 #   CUDA=0|1          force the CUDA backend off or on (default: on when nvcc is found)
 #   CUDA_ARCH=sm_90   build CUDA code for one architecture only
 #   BUILD=dir BIN=dir where objects and programs go (default build/ and bin/)
+#   make install PREFIX=/usr/local [DESTDIR=]   programs, libgmm.so/.a, gmm/gmm.h, gmm.pc, man pages
+#   make uninstall PREFIX=...                   removes what install put there
+#   make lib          build/libgmm.so.1.0.0 (PIC objects in build/pic/) and build/libgmm.a
+#   make python-test  the Python module's pytest suites (python/tests/) against build/libgmm.so
 #
 # Every .c file under data/ models/ linalg/ kernels/ goes into one static library; .cu files there
 # join it when CUDA is on (and *_nocuda.c files drop out). Each tests/test_*.c is one Check suite, each app/gmm_*.c one program;
@@ -161,7 +165,8 @@ FUZZ_APP_OBJ_train_args := $(APP_SUPPORT_OBJ)
 FUZZ_APP_OBJ_predict_args := $(BUILD)/app/gmm_predict.nomain.o $(APP_SUPPORT_OBJ)
 REPLAYS := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 
-.PHONY: all test demo clean help bench check-mnist examples check-layers fuzz fuzz-replay
+.PHONY: all test demo clean help bench check-mnist examples check-layers fuzz fuzz-replay \
+        lib install uninstall python-test example-test
 all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
@@ -220,6 +225,12 @@ endif
 	tests/check_layers.sh
 	@GMM_BIN=$(abspath $(BIN)) tests/run_suites.sh $(TESTS)
 	@$(MAKE) --no-print-directory fuzz-replay
+ifeq ($(filter 1,$(SANITIZE) $(FUZZ)),)
+	@$(MAKE) --no-print-directory example-test
+	@$(MAKE) --no-print-directory python-test
+else
+	@echo "example-test, python-test: skipped under SANITIZE=1 (the sanitizer runtime cannot be loaded into python)"
+endif
 
 # Every crash regression and seed-corpus file through its harness, without libFuzzer.
 fuzz-replay: $(REPLAYS)
@@ -254,6 +265,84 @@ clean:
 	rm -rf build build-sanitize build-fuzz bin
 
 help:
-	@sed -n '2,14p' Makefile
+	@sed -n '2,18p' Makefile
+
+# ---- the installed library ----------------------------------------------------------------
+# libgmm.so.1 -> libgmm.so.1.0.0 from position-independent copies of the library's C objects
+# (build/pic/; the CUDA objects are compiled with -fPIC already), exporting only gmm/gmm.h's
+# functions (models/api.map); libgmm.a from the ordinary objects.
+# The programs link libgmm.a as before. gmm.pc's Libs.private lists what a static link needs.
+SO_MAJOR := 1
+SO_VERSION := 1.0.0
+SHARED_LIB := $(BUILD)/libgmm.so.$(SO_VERSION)
+PIC_OBJ := $(LIB_C:%.c=$(BUILD)/pic/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALLED_PROGRAMS := gmm-train gmm-predict gmm-bench gmm-download-mnist
+MAN_PAGES := gmm-train.1 gmm-predict.1 gmm-bench.1
+
+lib: $(SHARED_LIB) $(LIB)
+# `make` builds the shared library too (not in sanitizer and fuzzing builds)
+ifeq ($(filter 1,$(SANITIZE) $(FUZZ)),)
+all: $(SHARED_LIB)
+endif
+
+$(BUILD)/pic/%.o: %.c $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+
+$(SHARED_LIB): $(PIC_OBJ) models/api.map
+	$(CC) -shared -Wl,-soname,libgmm.so.$(SO_MAJOR) -Wl,--version-script=models/api.map \
+	  $(LDFLAGS) $(PIC_OBJ) $(LDLIBS) -o $@
+	ln -sf libgmm.so.$(SO_VERSION) $(BUILD)/libgmm.so.$(SO_MAJOR)
+	ln -sf libgmm.so.$(SO_MAJOR) $(BUILD)/libgmm.so
+
+GMM_PC_LINES := 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+  'Name: gmm' 'Description: Gaussian mixture models fitted with EM on the CPU or a CUDA GPU' \
+  'Version: $(SO_VERSION)' 'Libs: -L$${libdir} -lgmm' \
+  'Libs.private: $(if $(filter 1,$(HAVE_OPENMP)),-fopenmp )$(LDLIBS)' 'Cflags: -I$${includedir}'
+
+install: $(PROGRAMS) $(BIN)/gmm-download-mnist $(SHARED_LIB) $(LIB)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/gmm \
+	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(INSTALLED_PROGRAMS:%=$(BIN)/%) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libgmm.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libgmm.so.$(SO_MAJOR)
+	ln -sf libgmm.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libgmm.so
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libgmm.a
+	install -m 644 include/gmm/gmm.h $(DESTDIR)$(INCLUDEDIR)/gmm/gmm.h
+	printf '%s\n' $(GMM_PC_LINES) > $(DESTDIR)$(PKGCONFIGDIR)/gmm.pc
+	install -m 644 $(MAN_PAGES:%=man/%) $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(INSTALLED_PROGRAMS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(LIBDIR)/libgmm.so \
+	  $(DESTDIR)$(LIBDIR)/libgmm.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libgmm.so.$(SO_VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libgmm.a $(DESTDIR)$(INCLUDEDIR)/gmm/gmm.h \
+	  $(DESTDIR)$(PKGCONFIGDIR)/gmm.pc $(MAN_PAGES:%=$(DESTDIR)$(MANDIR)/man1/%)
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/gmm 2>/dev/null
+
+# The README's C example, built against an install into a scratch prefix through pkg-config
+# (as a user would), run, and its output checked; then that install is removed again.
+EXAMPLE_PREFIX := $(abspath $(BUILD))/example-prefix
+example-test: $(PROGRAMS) $(BIN)/gmm-download-mnist $(SHARED_LIB) $(LIB)
+	@rm -rf $(EXAMPLE_PREFIX)
+	@$(MAKE) --no-print-directory -s install PREFIX=$(EXAMPLE_PREFIX) DESTDIR= >/dev/null
+	@BUILD=$(BUILD) PREFIX=$(EXAMPLE_PREFIX) CC=$(CC) examples/check_example.sh
+	@$(MAKE) --no-print-directory -s uninstall PREFIX=$(EXAMPLE_PREFIX) DESTDIR=
+	@rm -rf $(EXAMPLE_PREFIX)
+
+# pytest with Debian's python3 (numpy, pytest; scikit-learn for the comparisons); a note and
+# success when numpy or pytest is missing.
+PYTHON ?= /usr/bin/python3
+python-test: $(SHARED_LIB)
+	@if $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then \
+	  PYTHONPATH=$(abspath python) GMM_LIBRARY=$(abspath $(BUILD))/libgmm.so.$(SO_MAJOR) \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	else echo "python-test: skipped (numpy or pytest missing for $(PYTHON))"; fi
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

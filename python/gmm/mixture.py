@@ -1,0 +1,439 @@
+"""gmm.GaussianMixture: scikit-learn's GaussianMixture interface over libgmm (CPU or CUDA GPU).
+
+Arrays go to the library without a copy when they are already C-contiguous float64, float32 or
+uint8 (the library converts them to float64 itself); other numeric arrays are converted to
+float64 here. Errors from the library carry its sentence; bad input is a ValueError.
+"""
+
+import ctypes
+import numbers
+import os
+import tempfile
+import warnings
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+
+try:  # scikit-learn is optional: with it the estimator joins Pipeline and GridSearchCV
+    from sklearn.base import BaseEstimator as _Base, DensityMixin as _Density
+    from sklearn.exceptions import ConvergenceWarning, NotFittedError
+    _BASES = (_Density, _Base)
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+    from ._params import ParamsBase as _Base
+    _BASES = (_Base,)
+
+    class ConvergenceWarning(UserWarning):
+        """EM stopped at max_iter before converging."""
+
+    class NotFittedError(ValueError, AttributeError):
+        """The estimator is used before fit."""
+
+
+class GMMError(RuntimeError):
+    """A failure inside libgmm; .code is its GMM_CODE_* value."""
+
+    def __init__(self, message, code=0):
+        super().__init__(message)
+        self.code = code
+
+
+class GMMValueError(GMMError, ValueError):
+    """libgmm rejected the input or the parameters (also raised for a singular covariance)."""
+
+
+_VALUE_CODES = {3, 4, 5, 6, 7, 8}  # format, version, checksum, argument, Cholesky, numeric
+
+
+def _check(code):
+    if code == 0:
+        return
+    message = lib.gmm_last_error().decode("utf-8", "replace") or f"libgmm failed with code {code}"
+    if code == 1:
+        raise MemoryError(message)
+    if code == 2:
+        raise OSError(message)
+    raise (GMMValueError if code in _VALUE_CODES else GMMError)(message, code)
+
+
+_DTYPES = {np.dtype(np.float64): _lib.DTYPE_FLOAT64, np.dtype(np.float32): _lib.DTYPE_FLOAT32,
+           np.dtype(np.uint8): _lib.DTYPE_UINT8}
+
+
+def _as_data(X, name="X"):
+    """(array, dtype code): a 2-D C-contiguous float64/float32/uint8 array, X itself when it is
+    one already."""
+    if isinstance(X, np.ndarray):
+        arr = X
+    else:
+        try:
+            arr = np.asarray(X)
+        except Exception as e:
+            raise ValueError(f"{name} could not be read as an array: {e}") from None
+    if arr.ndim != 2:
+        raise ValueError(f"Expected a 2-D array for {name} (n_samples, n_features), got an array "
+                         f"with {arr.ndim} dimension(s) of shape {arr.shape}; reshape it, e.g. "
+                         f"with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a "
+                         f"single sample.")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} of shape {arr.shape} is empty: at least 1 sample and 1 feature "
+                         f"are required.")
+    if arr.dtype not in _DTYPES:
+        if arr.dtype.kind in "biuf":
+            arr = arr.astype(np.float64)
+        elif arr.dtype.kind == "c":
+            raise ValueError(f"{name} has complex dtype {arr.dtype}; Gaussian mixtures need real "
+                             f"numbers.")
+        else:
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} has dtype {arr.dtype} which cannot be converted to "
+                                 f"float64.") from None
+    arr = np.ascontiguousarray(arr)  # no copy when already C-contiguous
+    return arr, _DTYPES[arr.dtype]
+
+
+def _data_args(arr, code):
+    return (arr.ctypes.data_as(ctypes.c_void_p), arr.shape[0], arr.shape[1], code, 1.0)
+
+
+def _dptr(a):
+    return a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+
+
+class _Handle:
+    """Owns one gmm_mixture* and frees it."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __del__(self):
+        if self.ptr and lib is not None:
+            lib.gmm_mixture_free(self.ptr)
+            self.ptr = None
+
+
+def _precisions_shape(cov_type, k, d):
+    return {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[cov_type]
+
+
+class GaussianMixture(*_BASES):
+    """Gaussian mixture fitted with EM by libgmm; parameters and attributes as scikit-learn's
+    sklearn.mixture.GaussianMixture, plus device ("auto", "cpu", "gpu") and precision
+    ("fp64", "fp32", "tf32"). init_params also takes "knn" (density peaks of the kNN graph)."""
+
+    def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
+                 max_iter=100, n_init=1, init_params="kmeans", weights_init=None,
+                 means_init=None, precisions_init=None, random_state=None, warm_start=False,
+                 verbose=0, device="auto", precision="fp64"):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.tol = tol
+        self.reg_covar = reg_covar
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init_params = init_params
+        self.weights_init = weights_init
+        self.means_init = means_init
+        self.precisions_init = precisions_init
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.device = device
+        self.precision = precision
+
+    # ---- parameters --------------------------------------------------------------------
+    def _seed(self):
+        rs = self.random_state
+        if rs is None:
+            return int(np.random.randint(0, 2**31 - 1))
+        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
+            if rs < 0:
+                raise ValueError(f"random_state={rs} must be a non-negative integer, a "
+                                 f"numpy RandomState or None.")
+            return int(rs)
+        if isinstance(rs, np.random.RandomState):
+            return int(rs.randint(0, 2**31 - 1))
+        if isinstance(rs, np.random.Generator):
+            return int(rs.integers(0, 2**31 - 1))
+        raise ValueError(f"random_state={rs!r} must be None, a non-negative integer, a "
+                         f"numpy RandomState or a numpy Generator.")
+
+    def _check_params(self, n_samples, n_features):
+        def integer(name, lo):
+            v = getattr(self, name)
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < lo:
+                raise ValueError(f"{name}={v!r} must be an integer >= {lo}.")
+
+        def real(name):
+            v = getattr(self, name)
+            if not isinstance(v, numbers.Real) or not np.isfinite(v) or v < 0:
+                raise ValueError(f"{name}={v!r} must be a finite number >= 0.")
+
+        integer("n_components", 1)
+        integer("max_iter", 1)
+        integer("n_init", 1)
+        integer("verbose", 0)
+        real("tol")
+        real("reg_covar")
+        choices = {"covariance_type": ("full", "tied", "diag", "spherical"),
+                   "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn"),
+                   "device": ("auto", "cpu", "gpu"), "precision": ("fp64", "fp32", "tf32")}
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be one of "
+                                 f"{', '.join(allowed)}.")
+        if n_samples < self.n_components:
+            raise ValueError(f"Expected n_samples >= n_components but got n_components = "
+                             f"{self.n_components}, n_samples = {n_samples}.")
+        k, d = self.n_components, n_features
+        shapes = {"weights_init": (k,), "means_init": (k, d),
+                  "precisions_init": _precisions_shape(self.covariance_type, k, d)}
+        arrays = {}
+        for name, shape in shapes.items():
+            v = getattr(self, name)
+            if v is None:
+                continue
+            try:
+                a = np.ascontiguousarray(v, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} cannot be converted to an array of float64.") from None
+            if a.shape != shape:
+                raise ValueError(f"{name} has shape {a.shape} but {shape} is expected for "
+                                 f"n_components={k}, {d} features and covariance_type="
+                                 f"'{self.covariance_type}'.")
+            if not np.all(np.isfinite(a)):
+                raise ValueError(f"{name} contains NaN or infinity.")
+            arrays[name] = a
+        return arrays
+
+    def _make_params(self, arrays, n_features):
+        params = ctypes.c_void_p()
+        _check(lib.gmm_params_new(ctypes.byref(params)))
+        try:
+            p = params
+            _check(lib.gmm_params_set_int(p, b"n_components", self.n_components))
+            _check(lib.gmm_params_set_int(p, b"max_iter", self.max_iter))
+            _check(lib.gmm_params_set_int(p, b"n_init", self.n_init))
+            _check(lib.gmm_params_set_int(p, b"verbose", min(self.verbose, 10)))
+            _check(lib.gmm_params_set_int(p, b"random_state", self._seed()))
+            _check(lib.gmm_params_set_double(p, b"tol", float(self.tol)))
+            _check(lib.gmm_params_set_double(p, b"reg_covar", float(self.reg_covar)))
+            for name in ("covariance_type", "init_params", "device", "precision"):
+                _check(lib.gmm_params_set_string(p, name.encode(), getattr(self, name).encode()))
+            if "weights_init" in arrays:
+                _check(lib.gmm_params_set_weights_init(p, _dptr(arrays["weights_init"]),
+                                                       self.n_components))
+            if "means_init" in arrays:
+                _check(lib.gmm_params_set_means_init(p, _dptr(arrays["means_init"]),
+                                                     self.n_components, n_features))
+            if "precisions_init" in arrays:
+                a = arrays["precisions_init"]
+                _check(lib.gmm_params_set_precisions_init(p, _dptr(a), a.size))
+            return params
+        except BaseException:
+            lib.gmm_params_free(params)
+            raise
+
+    # ---- fitting -----------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Fits the mixture to X (n_samples, n_features) with EM; returns self."""
+        arr, code = _as_data(X)
+        arrays = self._check_params(*arr.shape)
+        params = self._make_params(arrays, arr.shape[1])
+        try:
+            start = getattr(self, "_model", None) if self.warm_start else None
+            if start is not None:
+                if (self.n_features_in_ != arr.shape[1] or
+                        self.means_.shape[0] != self.n_components or
+                        self._fitted_covariance_type != self.covariance_type):
+                    raise ValueError("warm_start=True needs the same n_components, "
+                                     "covariance_type and number of features as the previous "
+                                     "fit.")
+                _check(lib.gmm_params_set_start(params, start.ptr))
+            progress = self._progress_printer()
+            if progress is not None:
+                _check(lib.gmm_params_set_progress(params, ctypes.cast(progress, ctypes.c_void_p),
+                                                   None))
+            out = ctypes.c_void_p()
+            _check(lib.gmm_mixture_fit(params, *_data_args(arr, code), ctypes.byref(out)))
+        finally:
+            lib.gmm_params_free(params)
+        self._adopt(_Handle(out.value))
+        if not self.converged_:
+            warnings.warn(f"Best performing initialization did not converge after {self.n_iter_} "
+                          f"iterations. Try different init parameters, or increase max_iter, "
+                          f"tol, or check for degenerate data.", ConvergenceWarning)
+        return self
+
+    def _progress_printer(self):
+        """verbose >= 1: scikit-learn's lines (every iteration at verbose >= 2, else every
+        10th); None otherwise. Kept alive by the caller through the fit."""
+        if not self.verbose:
+            return None
+        every = 1 if self.verbose >= 2 else 10
+
+        def report(user, init_index, iteration, lower_bound, change, seconds):
+            if iteration == 1:
+                print(f"Initialization {init_index}")
+            if iteration % every == 0:
+                print(f"  Iteration {iteration}\t time lapse {seconds:.5f}s\t ll change "
+                      f"{change:.5f}", flush=True)
+
+        return _lib.PROGRESS(report)
+
+    def fit_predict(self, X, y=None):
+        """fit(X), then the component of each sample (as scikit-learn, the labels of a final
+        E-step under the fitted parameters)."""
+        return self.fit(X).predict(X)
+
+    def _adopt(self, handle):
+        """Reads the fitted attributes out of a model handle."""
+        m = handle.ptr
+        _check(lib.gmm_mixture_set_device(m, self.device.encode()))
+        k, d = lib.gmm_mixture_n_components(m), lib.gmm_mixture_dim(m)
+        cov_type = lib.gmm_mixture_covariance_type(m).decode()
+        n_cov = lib.gmm_mixture_cov_size(m)
+
+        def copy(ptr, n, shape):
+            return np.ctypeslib.as_array(ptr, shape=(n,)).copy().reshape(shape)
+
+        shape = _precisions_shape(cov_type, k, d)
+        self._model = handle
+        self._fitted_covariance_type = cov_type
+        self.weights_ = copy(lib.gmm_mixture_weights(m), k, (k,))
+        self.means_ = copy(lib.gmm_mixture_means(m), k * d, (k, d))
+        self.covariances_ = copy(lib.gmm_mixture_covariances(m), n_cov, shape)
+        pc = copy(lib.gmm_mixture_precisions_cholesky(m), n_cov, shape)
+        self.precisions_cholesky_ = pc
+        if cov_type == "full":  # as scikit-learn: precision = U U^T
+            self.precisions_ = np.einsum("kij,klj->kil", pc, pc)
+        elif cov_type == "tied":
+            self.precisions_ = pc @ pc.T
+        else:
+            self.precisions_ = pc ** 2
+        self.converged_ = bool(lib.gmm_mixture_converged(m))
+        self.n_iter_ = int(lib.gmm_mixture_n_iter(m))
+        self.lower_bound_ = float(lib.gmm_mixture_lower_bound(m))
+        self.n_features_in_ = d
+
+    # ---- scoring -----------------------------------------------------------------------
+    def _fitted_data(self, X):
+        if getattr(self, "_model", None) is None:
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call "
+                                 f"'fit' with appropriate arguments before using this "
+                                 f"estimator.")
+        arr, code = _as_data(X)
+        if arr.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {arr.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        return arr, code
+
+    def _score_samples(self, X, want_ll=False, want_proba=False, want_labels=False):
+        arr, code = self._fitted_data(X)
+        n, k = arr.shape[0], self.means_.shape[0]
+        ll = np.empty(n) if want_ll else None
+        proba = np.empty((n, k)) if want_proba else None
+        labels = np.empty(n, dtype=np.int32) if want_labels else None
+        _check(lib.gmm_mixture_score_samples(
+            self._model.ptr, *_data_args(arr, code), None if ll is None else _dptr(ll),
+            None if proba is None else _dptr(proba),
+            None if labels is None else labels.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))))
+        return ll, proba, labels
+
+    def score_samples(self, X):
+        """log p(x) of each sample, shape (n_samples,)."""
+        return self._score_samples(X, want_ll=True)[0]
+
+    def predict_proba(self, X):
+        """Each sample's responsibilities, shape (n_samples, n_components)."""
+        return self._score_samples(X, want_proba=True)[1]
+
+    def predict(self, X):
+        """The most likely component of each sample, shape (n_samples,), int64."""
+        return self._score_samples(X, want_labels=True)[2].astype(np.int64)
+
+    def score(self, X, y=None):
+        """The mean log-likelihood of the samples."""
+        return float(np.mean(self.score_samples(X)))
+
+    def _n_parameters(self):
+        return int(lib.gmm_mixture_n_parameters(self._model.ptr))
+
+    def bic(self, X):
+        """Bayesian information criterion on X (lower is better)."""
+        ll = self.score_samples(X)
+        return float(-2 * ll.sum() + self._n_parameters() * np.log(ll.shape[0]))
+
+    def aic(self, X):
+        """Akaike information criterion on X (lower is better)."""
+        ll = self.score_samples(X)
+        return float(-2 * ll.sum() + 2 * self._n_parameters())
+
+    def sample(self, n_samples=1):
+        """(X, y): n_samples drawn from the fitted mixture and their components, grouped by
+        component as scikit-learn returns them."""
+        if getattr(self, "_model", None) is None:
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet.")
+        if (not isinstance(n_samples, numbers.Integral) or isinstance(n_samples, bool)
+                or n_samples < 1):
+            raise ValueError(f"Invalid value for 'n_samples': {n_samples!r}. The sampling "
+                             f"requires at least one sample.")
+        X = np.empty((n_samples, self.n_features_in_))
+        y = np.empty(n_samples, dtype=np.int32)
+        _check(lib.gmm_mixture_sample(self._model.ptr, n_samples, self._seed(), _dptr(X),
+                                      y.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))))
+        order = np.argsort(y, kind="stable")
+        return X[order], y[order].astype(np.int64)
+
+    # ---- model.bin and pickling --------------------------------------------------------
+    def save(self, path):
+        """Writes the fitted model to path as model.bin (readable by gmm-predict)."""
+        if getattr(self, "_model", None) is None:
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet.")
+        _check(lib.gmm_mixture_save(self._model.ptr, os.fsencode(path)))
+
+    @classmethod
+    def load(cls, path, device="auto"):
+        """A fitted GaussianMixture from a model.bin (gmm-train's or save's)."""
+        out = ctypes.c_void_p()
+        _check(lib.gmm_mixture_load(os.fsencode(path), ctypes.byref(out)))
+        handle = _Handle(out.value)
+        est = cls(n_components=lib.gmm_mixture_n_components(handle.ptr),
+                  covariance_type=lib.gmm_mixture_covariance_type(handle.ptr).decode(),
+                  device=device)
+        est._adopt(handle)
+        return est
+
+    def _model_bytes(self):
+        with tempfile.TemporaryDirectory(prefix="gmm-") as tmp:
+            path = os.path.join(tmp, "model.bin")
+            self.save(path)
+            with open(path, "rb") as f:
+                return f.read()
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if state.get("_model") is not None:
+            state["_model"] = self._model_bytes()
+        return state
+
+    def __setstate__(self, state):
+        blob = state.pop("_model", None)
+        self.__dict__.update(state)
+        self._model = None
+        if blob is not None:
+            with tempfile.TemporaryDirectory(prefix="gmm-") as tmp:
+                path = os.path.join(tmp, "model.bin")
+                with open(path, "wb") as f:
+                    f.write(blob)
+                out = ctypes.c_void_p()
+                _check(lib.gmm_mixture_load(os.fsencode(path), ctypes.byref(out)))
+            self._adopt(_Handle(out.value))
+
+
+def load(path, device="auto"):
+    """gmm.GaussianMixture.load(path): a fitted model from a model.bin."""
+    return GaussianMixture.load(path, device=device)
