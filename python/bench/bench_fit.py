@@ -15,9 +15,13 @@ iteration per method warms the GPU (context, cuBLAS handles). The table gives th
 --repeats fits, the time per EM iteration (fit time / n_iter_) and the final lower bound, which
 must agree between the methods (same start, same iterations).
 """
+import os
+
+# scikit-learn's array API path needs scipy's, switched on before either is imported
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 import argparse
 import gzip
-import os
 import statistics
 import struct
 import sys

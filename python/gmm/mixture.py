@@ -122,7 +122,8 @@ def _precisions_shape(cov_type, k, d):
 class GaussianMixture(*_BASES):
     """Gaussian mixture fitted with EM by libgmm; parameters and attributes as scikit-learn's
     sklearn.mixture.GaussianMixture, plus device ("auto", "cpu", "gpu") and precision
-    ("fp64", "fp32", "tf32"). init_params also takes "knn" (density peaks of the kNN graph)."""
+    ("fp64", "fp32", "tf32"). init_params also takes "knn" (density peaks of the kNN graph) and
+    "spectral" (a mixture fitted in the spectral embedding of the kNN graph)."""
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None,
@@ -179,7 +180,7 @@ class GaussianMixture(*_BASES):
         real("tol")
         real("reg_covar")
         choices = {"covariance_type": ("full", "tied", "diag", "spherical"),
-                   "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn"),
+                   "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn", "spectral"),
                    "device": ("auto", "cpu", "gpu"), "precision": ("fp64", "fp32", "tf32")}
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -309,7 +310,7 @@ class GaussianMixture(*_BASES):
         pc = copy(lib.gmm_mixture_precisions_cholesky(m), n_cov, shape)
         self.precisions_cholesky_ = pc
         if cov_type == "full":  # as scikit-learn: precision = U U^T
-            self.precisions_ = np.einsum("kij,klj->kil", pc, pc)
+            self.precisions_ = pc @ np.swapaxes(pc, 1, 2)  # batched BLAS (einsum: 2 s at 784)
         elif cov_type == "tied":
             self.precisions_ = pc @ pc.T
         else:
