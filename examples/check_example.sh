@@ -16,7 +16,7 @@ for kind in shared static; do
     flags=${flags/-lgmm/$PREFIX/lib/libgmm.a}
   fi
   $CC -std=c11 -Wall -Wextra -Werror examples/fit_predict.c $flags -o "$exe"
-  out=$(LD_LIBRARY_PATH="$PREFIX/lib" "$exe")
+  out=$(LD_LIBRARY_PATH="$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$exe")
   if ! grep -Eq "^$want\$" <<<"$out"; then
     echo "example-test: FAILED ($kind): expected '$want', got '$out'" >&2
     exit 1
