@@ -81,12 +81,17 @@ def time_fits(make, X, repeats, warm):
     return statistics.median(times), model
 
 
+try:  # imported here, never inside a timed fit (importing torch takes seconds)
+    import torch
+except ImportError:
+    torch = None
+
+
 def sync():
     try:
-        import torch
-        if torch.cuda.is_available():
+        if torch is not None and torch.cuda.is_available():
             torch.cuda.synchronize()
-    except ImportError:
+    except RuntimeError:
         pass
 
 
