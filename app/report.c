@@ -46,6 +46,12 @@ int report_training(const gmm_model *model, const gmm_fit_scores *scores, const 
         printf("pca: the %d axes of %d explain %.2f%% of the variance%s\n", p->n_axes,
                p->input_dim, 100.0 * gmm_projection_explained_ratio(p),
                p->whiten ? " (whitened)" : "");
+    const gmm_spectral_space *sp = model->spectral;
+    if (sp)
+        printf("space: the %d-dimensional spectral embedding of the %d-nearest-neighbour graph of "
+               "the %lld training images (eigenvalues %.6f .. %.6f)\n", sp->n_dims,
+               sp->n_neighbors, (long long)sp->n_train, sp->eigenvalues[0],
+               sp->eigenvalues[sp->n_dims - 1]);
     return labels ? report_clustering(scores->labels, model->n_components, labels, n_samples) : 0;
 }
 

@@ -41,6 +41,8 @@ START_TEST(test_spectral_train_predict)
     ck_assert_msg(rc == 0, "gmm-train --space spectral: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "spectral space: the 3 leading eigenvectors of the "
                                       "8-nearest-neighbour graph of 400 images"));
+    ck_assert_ptr_nonnull(strstr(out, "space: the 3-dimensional spectral embedding of the "
+                                      "8-nearest-neighbour graph of the 400 training images"));
     ck_assert_ptr_nonnull(strstr(out, "accuracy 1.0000"));
     free(out);
     gmm_model m = {0};
