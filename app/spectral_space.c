@@ -57,9 +57,8 @@ int spectral_train_apply(const dataset *ds, const gmm_options *o, double **X, in
 int spectral_predict_apply(const gmm_model *model, double **X, int64_t n_samples, gmm_gpu *gpu,
                            double **pixels)
 {
-    *pixels = NULL;
     const gmm_spectral_space *s = model->spectral;
-    if (!s) return 0;
+    if (!s) return 0; /* *pixels is left as it is (a projection's step may have set it) */
     const int p = s->input_dim, D = s->n_dims;
     double *train = malloc(sizeof(double) * (size_t)s->n_train * p);
     double *coords = malloc(sizeof(double) * (size_t)(n_samples > 0 ? n_samples : 1) * D);

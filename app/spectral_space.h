@@ -19,7 +19,7 @@ int spectral_train_apply(const dataset *ds, const gmm_options *options, double *
 
 /* For a model with a spectral space: *X (n x its input dimension, blurred as the model says)
  * is replaced with the images' coordinates and the pixels move to *pixels (free both); without
- * one, nothing. Returns an exit code. */
+ * one, nothing (*pixels untouched). Returns an exit code. */
 int spectral_predict_apply(const gmm_model *model, double **X, int64_t n_samples, gmm_gpu *gpu,
                            double **pixels);
 
