@@ -358,6 +358,12 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
                        "dim=%u axes", path, proj_input_dim, dim);
         goto fail;
     }
+    if (!proj_input_dim &&
+        (proj_whiten || proj_total_variance != 0.0 || signbit(proj_total_variance))) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: no projection, but whiten %u and total variance %g "
+                       "(must be 0)", path, proj_whiten, proj_total_variance);
+        goto fail;
+    }
     if (proj_whiten > 1) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: projection whiten flag %u, must be 0 or 1", path,
                        proj_whiten);
@@ -490,6 +496,12 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
                                            (int)dim, &m.spectral)) != GMM_OK)
             goto fail;
         memcpy(m.spectral->images, r.p, sp_images);
+        for (uint64_t b = 0; b < sp_pad; b++)
+            if (r.p[sp_images + b] != 0) {
+                st = gmm_error(GMM_ERR_FORMAT, "%s: the spectral space's padding byte %llu is "
+                               "%u, must be 0", path, (unsigned long long)b, r.p[sp_images + b]);
+                goto fail;
+            }
         r.p += sp_images + sp_pad;
         get_f64_array(&r, m.spectral->embedding, sp_n * d);
         get_f64_array(&r, m.spectral->eigenvalues, d);

@@ -531,6 +531,9 @@ START_TEST(test_spectral_space_round_trip)
     put_f64(edit + off_degrees + 8 * 4, 0.0);
     expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "image 4 has degree 0");
     memcpy(edit, buf, size);
+    edit[off_eigen - 8 * 63 - 1] = 7; /* the one padding byte after the 735 image bytes */
+    expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "padding byte 0 is 7");
+    memcpy(edit, buf, size);
     put_u32(edit + OFF_SPECTRAL + 8, 1000); /* more images than the file holds */
     expect_edit_error(path, edit, size, GMM_ERR_FORMAT, "truncated");
     free(edit);
