@@ -3,21 +3,13 @@
 n_components=10) on the first MAX training images of an MNIST-format directory, for
 bench/bench_spectral_vs_sklearn.sh. usage: bench_sklearn_spectral.py DIR [MAX]
 Prints one line in the table of gmm-bench spectral."""
-import gzip, os, struct, sys, time
+import os, sys, time
 
-import numpy as np
 import sklearn
 from sklearn.manifold import SpectralEmbedding
 from sklearn.neighbors import kneighbors_graph
 
-
-def read_images(path):
-    opener = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
-    with opener(path, "rb") as f:
-        magic, n, rows, cols = struct.unpack(">IIII", f.read(16))
-        if magic != 0x803:
-            sys.exit(f"{path}: not an idx3 image file")
-        return np.frombuffer(f.read(n * rows * cols), dtype=np.uint8).reshape(n, rows * cols)
+from bench_sklearn import read_images  # the IDX reader of the EM comparison, beside this file
 
 
 def main():
