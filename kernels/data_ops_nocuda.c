@@ -1,6 +1,7 @@
 /* Stand-ins for the CUDA entry points of kNN, distance histograms, local entropy, transpose and
- * 2-D convolution in a build without CUDA: each reports that no GPU is built in. */
+ * 2-D convolution, and element conversion in a build without CUDA: each reports that no GPU is built in. */
 #include "kernels/conv2d.h"
+#include "kernels/convert.h"
 #include "kernels/dist_hist.h"
 #include "kernels/entropy.h"
 #include "kernels/knn.h"
@@ -88,4 +89,10 @@ gmm_status conv2d_f32_cuda_host(const float *in, size_t n_rows, size_t n_cols,
                                 const float *filter, int filter_size, float *out)
 {
     return no_device("conv2d_f32_cuda_host");
+}
+
+gmm_status convert_rows_cuda(const void *d_in, gmm_elem in_elem, size_t n, void *d_out,
+                             gmm_elem out_elem, void *stream)
+{
+    return no_device("convert_rows_cuda");
 }

@@ -122,17 +122,14 @@ gmm_status kmeans_argmax_cpu(const double *x, int64_t n, int64_t *index)
     return GMM_OK;
 }
 
-gmm_status kmeans_pp_distances_cpu(const double *X, int64_t n_samples, int dim,
-                                   const int64_t *candidates, int n_candidates,
-                                   const double *closest, double *out)
+/* out[t * out_stride + i] = ||x_i - c_t||^2 (min'd with closest[i]) for the n_centers rows
+ * that centers[t] points to */
+static void pp_distances(const double *X, int64_t n_samples, int dim, const double *const *centers,
+                         int n_centers, const double *closest, double *out, int64_t out_stride)
 {
-    if (!X || !candidates || !out || n_samples < 1 || dim < 1 || n_candidates < 1)
-        return BAD_ARGS("kmeans_pp_distances_cpu");
-    for (int t = 0; t < n_candidates; t++) {
-        if (candidates[t] < 0 || candidates[t] >= n_samples)
-            return BAD_ARGS("kmeans_pp_distances_cpu (candidate range)");
-        const double *c = X + candidates[t] * dim;
-        double *o = out + (size_t)t * n_samples;
+    for (int t = 0; t < n_centers; t++) {
+        const double *c = centers[t];
+        double *o = out + (size_t)t * out_stride;
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n_samples; i++) {
             const double *x = X + i * dim;
@@ -141,6 +138,35 @@ gmm_status kmeans_pp_distances_cpu(const double *X, int64_t n_samples, int dim,
             o[i] = closest ? (s < closest[i] ? s : closest[i]) : s;
         }
     }
+}
+
+gmm_status kmeans_pp_distances_cpu(const double *X, int64_t n_samples, int dim,
+                                   const int64_t *candidates, int n_candidates,
+                                   const double *closest, double *out)
+{
+    if (!X || !candidates || !out || n_samples < 1 || dim < 1 || n_candidates < 1 ||
+        n_candidates > KMEANS_PP_MAX_TRIALS)
+        return BAD_ARGS("kmeans_pp_distances_cpu");
+    const double *centers[KMEANS_PP_MAX_TRIALS];
+    for (int t = 0; t < n_candidates; t++) {
+        if (candidates[t] < 0 || candidates[t] >= n_samples)
+            return BAD_ARGS("kmeans_pp_distances_cpu (candidate range)");
+        centers[t] = X + candidates[t] * dim;
+    }
+    pp_distances(X, n_samples, dim, centers, n_candidates, closest, out, n_samples);
+    return GMM_OK;
+}
+
+gmm_status kmeans_pp_distances_rows_cpu(const double *X, int64_t n_samples, int dim,
+                                        const double *rows, int n_rows, const double *closest,
+                                        double *out, int64_t out_stride)
+{
+    if (!X || !rows || !out || n_samples < 1 || dim < 1 || n_rows < 1 ||
+        n_rows > KMEANS_PP_MAX_TRIALS || out_stride < n_samples)
+        return BAD_ARGS("kmeans_pp_distances_rows_cpu");
+    const double *centers[KMEANS_PP_MAX_TRIALS];
+    for (int t = 0; t < n_rows; t++) centers[t] = rows + (size_t)t * dim;
+    pp_distances(X, n_samples, dim, centers, n_rows, closest, out, out_stride);
     return GMM_OK;
 }
 

@@ -285,16 +285,18 @@ fail:
 template <typename TX>
 static __global__ void kpp_dist_kernel(const TX *__restrict__ X, int64_t n, int d,
                                        const int64_t *__restrict__ cand,
+                                       const double *__restrict__ rows,
                                        const double *__restrict__ closest, double *__restrict__ out)
 {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int64_t i = (int64_t)blockIdx.x * KPP_ROWS + warp;
     const int t = blockIdx.y;
     if (i >= n) return;
-    const TX *x = X + i * d, *c = X + cand[t] * d;
+    const TX *x = X + i * d, *c = rows ? NULL : X + cand[t] * d;
+    const double *r = rows ? rows + (int64_t)t * d : NULL;
     double s = 0;
     for (int j = lane; j < d; j += 32) {
-        double v = (double)x[j] - (double)c[j];
+        double v = (double)x[j] - (r ? r[j] : (double)c[j]);
         s += v * v;
     }
     s = warp_sum(s);
@@ -382,16 +384,16 @@ static __global__ void kpp_search_kernel(const double *__restrict__ x, int64_t n
 
 template <typename TX>
 static gmm_status pp_distances(const TX *d_X, int64_t n_samples, int dim,
-                               const int64_t *d_candidates, int n_candidates,
+                               const int64_t *d_candidates, const double *d_rows, int n_candidates,
                                const double *d_closest, double *d_out, void *stream)
 {
     gmm_status status = GMM_OK;
-    if (!d_X || !d_candidates || !d_out || n_samples < 1 || dim < 1 || n_candidates < 1 ||
+    if (!d_X || (!d_candidates && !d_rows) || !d_out || n_samples < 1 || dim < 1 || n_candidates < 1 ||
         n_candidates > 65535)
         return gmm_error(GMM_ERR_ARG, "kmeans_pp_distances_cuda: bad arguments");
     const dim3 grid((unsigned)((n_samples + KPP_ROWS - 1) / KPP_ROWS), (unsigned)n_candidates);
     kpp_dist_kernel<TX><<<grid, 256, 0, as_stream(stream)>>>(d_X, n_samples, dim, d_candidates,
-                                                            d_closest, d_out);
+                                                            d_rows, d_closest, d_out);
     GMM_LAUNCH_CHECK("kpp_dist_kernel");
 fail:
     return status;
@@ -401,16 +403,29 @@ gmm_status kmeans_pp_distances_cuda(const double *d_X, int64_t n_samples, int di
                                     const int64_t *d_candidates, int n_candidates,
                                     const double *d_closest, double *d_out, void *stream)
 {
-    return pp_distances<double>(d_X, n_samples, dim, d_candidates, n_candidates, d_closest, d_out,
-                                stream);
+    return pp_distances<double>(d_X, n_samples, dim, d_candidates, NULL, n_candidates, d_closest,
+                                d_out, stream);
 }
 
 gmm_status kmeans_pp_distances_f32_cuda(const float *d_X, int64_t n_samples, int dim,
                                         const int64_t *d_candidates, int n_candidates,
                                         const double *d_closest, double *d_out, void *stream)
 {
-    return pp_distances<float>(d_X, n_samples, dim, d_candidates, n_candidates, d_closest, d_out,
-                               stream);
+    return pp_distances<float>(d_X, n_samples, dim, d_candidates, NULL, n_candidates, d_closest,
+                               d_out, stream);
+}
+
+gmm_status kmeans_pp_distances_rows_cuda(const void *d_X, gmm_elem x_elem, int64_t n_samples,
+                                         int dim, const double *d_rows, int n_rows,
+                                         const double *d_closest, double *d_out, void *stream)
+{
+    if (x_elem == GMM_ELEM_F32)
+        return pp_distances<float>((const float *)d_X, n_samples, dim, NULL, d_rows, n_rows,
+                                   d_closest, d_out, stream);
+    if (x_elem == GMM_ELEM_F64)
+        return pp_distances<double>((const double *)d_X, n_samples, dim, NULL, d_rows, n_rows,
+                                    d_closest, d_out, stream);
+    return gmm_error(GMM_ERR_ARG, "kmeans_pp_distances_rows_cuda: float64 or float32 data only");
 }
 
 gmm_status kmeans_pp_potentials_cuda(const double *d_x, int64_t n, int n_rows, double *d_pot,

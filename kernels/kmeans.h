@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/convert.h" /* gmm_elem */
 #include "kernels/gmm_status.h"
 #include "kernels/gpu.h"
 
@@ -91,12 +92,23 @@ gmm_status kmeans_argmax_cuda(const double *d_x, int64_t n, int64_t *d_index, vo
 gmm_status kmeans_pp_distances_cpu(const double *X, int64_t n_samples, int dim,
                                    const int64_t *candidates, int n_candidates,
                                    const double *closest, double *out);
+/* The same to n_rows given rows (host, n_rows x dim) instead of rows of X, written at
+ * out[t * out_stride + i] (out_stride >= n_samples): the distances of a chunk of the data to
+ * seeds that another chunk or rank holds. */
+gmm_status kmeans_pp_distances_rows_cpu(const double *X, int64_t n_samples, int dim,
+                                        const double *rows, int n_rows, const double *closest,
+                                        double *out, int64_t out_stride);
 gmm_status kmeans_pp_distances_cuda(const double *d_X, int64_t n_samples, int dim,
                                     const int64_t *d_candidates, int n_candidates,
                                     const double *d_closest, double *d_out, void *stream);
 gmm_status kmeans_pp_distances_f32_cuda(const float *d_X, int64_t n_samples, int dim,
                                         const int64_t *d_candidates, int n_candidates,
                                         const double *d_closest, double *d_out, void *stream);
+/* The distances to n_rows float64 rows on the device (d_rows, n_rows x dim) for float64 or
+ * float32 data (x_elem), as kmeans_pp_distances_rows_cpu. */
+gmm_status kmeans_pp_distances_rows_cuda(const void *d_X, gmm_elem x_elem, int64_t n_samples,
+                                         int dim, const double *d_rows, int n_rows,
+                                         const double *d_closest, double *d_out, void *stream);
 
 /* The potentials pot[t] = sum_i x[t * n + i] of n_rows rows of n values. The CPU sums in index
  * order; CUDA in a fixed order (block partials, then one block per row) in the caller's

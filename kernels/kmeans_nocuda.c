@@ -53,6 +53,13 @@ gmm_status kmeans_pp_distances_f32_cuda(const float *d_X, int64_t n_samples, int
 {
     return NO_DEVICE("kmeans_pp_distances_f32_cuda");
 }
+
+gmm_status kmeans_pp_distances_rows_cuda(const void *d_X, gmm_elem x_elem, int64_t n_samples,
+                                         int dim, const double *d_rows, int n_rows,
+                                         const double *d_closest, double *d_out, void *stream)
+{
+    return NO_DEVICE("kmeans_pp_distances_rows_cuda");
+}
 gmm_status kmeans_pp_potentials_cuda(const double *d_x, int64_t n, int n_rows, double *d_pot,
                                      double *d_work, void *stream)
 {

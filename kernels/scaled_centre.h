@@ -17,14 +17,12 @@
 
 #include <stddef.h>
 
+#include "kernels/convert.h" /* gmm_elem */
 #include "kernels/gmm_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The storage type of a device array that the backend keeps in float64 or float32. */
-typedef enum { GMM_ELEM_F64 = 0, GMM_ELEM_F32 = 1 } gmm_elem;
 
 void scaled_centre_row(const double *x, int dim, double weight, const double *mean, double *out);
 gmm_status scaled_centre_cpu(const double *X, size_t n_samples, int dim, const double *weights,

@@ -140,8 +140,9 @@ static gmm_status params_from_resp(const double *X, int64_t n, int dim, const gm
     gmm_backend_ctx *ctx = NULL;
     gmm_status status = gmm_backend_select(o->device, o->gpu, &be, NULL);
     if (status != GMM_OK) return status;
-    if ((status = be->create(&ctx, X, n, dim, o->n_components, o->covariance_type,
-                             GMM_PRECISION_FP64, &o->tuning, o->gpu)) != GMM_OK)
+    if ((status = gmm_backend_create_f64(be, &ctx, X, n, dim, o->n_components,
+                                         o->covariance_type, GMM_PRECISION_FP64, &o->tuning,
+                                         o->gpu)) != GMM_OK)
         goto fail;
     gmm_mstep_report report = {0};
     if ((status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;

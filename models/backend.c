@@ -49,3 +49,14 @@ gmm_status gmm_device_open(gmm_device device, gmm_gpu **gpu, const char **notice
     if (status != GMM_OK || be == &gmm_backend_cpu) return status;
     return gmm_gpu_create(gpu);
 }
+
+gmm_status gmm_backend_create_f64(const gmm_backend *be, gmm_backend_ctx **ctx, const double *X,
+                                  int64_t n_samples, int dim, int n_components,
+                                  gmm_cov_type type, gmm_precision precision,
+                                  const gmm_tuning *tuning, gmm_gpu *gpu)
+{
+    const gmm_backend_config cfg = {.data = gmm_data_view_f64(X, n_samples, dim),
+                                     .n_components = n_components, .type = type,
+                                     .precision = precision, .tuning = tuning, .gpu = gpu};
+    return be->create(ctx, &cfg);
+}

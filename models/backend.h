@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "kernels/gpu.h"
+#include "models/comm.h"
+#include "models/data_view.h"
 #include "models/gmm.h"
 
 #ifdef __cplusplus
@@ -18,6 +20,18 @@ extern "C" {
 #include "models/rng.h"
 
 typedef struct gmm_backend_ctx gmm_backend_ctx;
+
+/* What a backend context is made for. */
+typedef struct {
+    gmm_data_view data;         /* this rank's rows (models/data_view.h) */
+    int n_components;
+    gmm_cov_type type;
+    gmm_precision precision;
+    const gmm_tuning *tuning;   /* NULL: the defaults */
+    gmm_gpu *gpu;               /* GPU backend: the resources object to run on (NULL: it makes
+                                   its own); the CPU ignores it */
+    gmm_comm *comm;             /* NULL: one rank; else the statistics are summed over the ranks */
+} gmm_backend_config;
 
 /* What an M-step reports back: the per-component responsibility sums N_k (K scalars). */
 /* The parts of an M-step that phase_ms times, in order. */
@@ -38,13 +52,11 @@ typedef struct gmm_backend {
     /* Whether this backend supports the configuration (covariance type, precision). */
     bool (*supports)(gmm_cov_type type, gmm_precision precision);
 
-    /* Takes the data (n_samples x dim row-major float64 on the host; the backend copies or
-     * converts what it needs, once) for a model of n_components components. */
-    gmm_status (*create)(gmm_backend_ctx **ctx, const double *X, int64_t n_samples, int dim,
-                         int n_components, gmm_cov_type type, gmm_precision precision,
-                         const gmm_tuning *tuning /* NULL: the defaults */,
-                         gmm_gpu *gpu /* GPU backend: the resources object to run on (NULL:
-                                         it makes its own); the CPU ignores it */);
+    /* Makes a context for a model of cfg->n_components components on cfg->data (this rank's
+     * rows, kept alive by the caller for the life of the context; the backend converts them
+     * chunk by chunk or keeps a copy on its device, as its memory allows). With cfg->comm of
+     * more than one rank every rank calls this and every operation below together. */
+    gmm_status (*create)(gmm_backend_ctx **ctx, const gmm_backend_config *cfg);
     void (*destroy)(gmm_backend_ctx *ctx); /* accepts NULL */
     /* The GPU resources object the context runs on, for the operations of the same run outside
      * the table (kNN initialisation); NULL for the CPU backend. */
@@ -72,24 +84,25 @@ typedef struct gmm_backend {
      * responsibilities (n_samples x K); either may be NULL. */
     gmm_status (*get_estep)(gmm_backend_ctx *ctx, double *log_likelihood, double *log_resp);
 
-    /* Optional (NULL when the backend has none; the CPU's gmm_kmeans_lloyd is used then):
-     * Lloyd's k-means on the context's data from the seeds in centers (host, K x d), with
-     * gmm_kmeans_lloyd's semantics (the one loop gmm_kmeans_run of models/kmeans.h: stop when no
-     * label changes or the total squared center shift <= 1e-4 x the mean feature variance; an
-     * empty cluster moves to the sample farthest from its center). Writes the final centers.
+    /* Lloyd's k-means on the context's data from the seeds in centers (host, K x d), with
+     * gmm_kmeans_run's semantics (models/kmeans.h: stop when no label changes or the total
+     * squared center shift <= 1e-4 x the mean feature variance; an empty cluster moves to the
+     * sample farthest from its center), over every rank's rows. Writes the final centers.
      * resp NULL: the one-hot responsibilities of the final labels stay in the context, exactly
      * as set_resp would have loaded them (m_step may follow at once; nothing crosses back).
-     * resp not NULL: they are written to resp (host, n_samples x K) and the context's
+     * resp not NULL: they are written to resp (host, this rank's n_rows x K) and the context's
      * responsibilities are left unset (set_resp follows). Either way the context's parameters
      * are left unset. */
     gmm_status (*kmeans_lloyd)(gmm_backend_ctx *ctx, int max_iter, double *centers,
                                double *resp);
 
-    /* Optional (NULL: gmm_kmeans_plusplus on the host is used): greedy k-means++ seeding on the
-     * context's data with gmm_kmeans_plusplus's semantics and exactly its random draws (the
-     * same rng calls in the same order), in float64; writes the K seed indices. Sums run in a
-     * different (fixed) order than the host's, so a seed can differ only on a near-tie. */
-    gmm_status (*kmeans_plusplus)(gmm_backend_ctx *ctx, gmm_rng *rng, int64_t *indices);
+    /* Greedy k-means++ seeding on the context's data (every rank's rows: the global D^2 draw)
+     * with gmm_kmeans_plusplus's semantics and exactly its random draws (the same rng calls in
+     * the same order), in float64; writes the K seeds' global row indices and the seeds
+     * themselves (centers, K x d, on every rank). Sums run in a fixed order that may differ
+     * from the host's, so a seed can differ only on a near-tie. */
+    gmm_status (*kmeans_plusplus)(gmm_backend_ctx *ctx, gmm_rng *rng, int64_t *indices,
+                                  double *centers);
 
     /* Re-sizes the context for a model of n_components components: the buffers that depend on
      * K (parameters, responsibilities, chunk workspaces) are made again, the data and what is
@@ -109,6 +122,12 @@ gmm_status gmm_backend_select(gmm_device device, const gmm_gpu *gpu, const gmm_b
                               const char **notice);
 
 extern const gmm_backend gmm_backend_cpu;
+
+/* be->create on the whole of a float64 matrix X (n_samples x dim) with one rank. */
+gmm_status gmm_backend_create_f64(const gmm_backend *be, gmm_backend_ctx **ctx, const double *X,
+                                  int64_t n_samples, int dim, int n_components,
+                                  gmm_cov_type type, gmm_precision precision,
+                                  const gmm_tuning *tuning, gmm_gpu *gpu);
 
 #ifdef __cplusplus
 }

@@ -3,9 +3,12 @@
  * the E-step (full/tied: the triangle-blocked product of models/cpu_estep.h) and OpenMP loops
  * for the row reductions. Under GMM_PRECISION_FP32 (full and tied) the E-step's product is an
  * SGEMM on a float32 copy of the data made once; distances, log-sum-exp, every sum and the
- * M-step stay float64. The float64 data is not copied: the caller keeps X alive for the life of
- * the context. Work is done in row chunks so that the temporaries stay near CHUNK_BYTES
- * whatever N and K are. */
+ * M-step stay float64. The data view (models/data_view.h) is not copied: float64 rows are read
+ * where they are, bytes and float32 are converted chunk by chunk. Work is done in row chunks so
+ * that the temporaries stay near CHUNK_BYTES (or a quarter of tuning.memory_budget) whatever N
+ * and K are. In a distributed fit (models/comm.h) the M-step's sufficient statistics (N_k, the
+ * K x d sums, the covariance scatters), X^T X (tied) and the lower bound are summed over the
+ * ranks, and k-means runs on every rank's rows (models/kmeans.h). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,14 +21,17 @@
 #include "kernels/wcov.h"
 #include "kernels/blas_cpu.h"
 #include "models/backend.h"
+#include "kernels/compact.h"
 #include "models/cpu_estep.h"
+#include "models/kmeans.h"
 #include "models/precisions.h"
 
 #define CHUNK_BYTES (64u << 20)
 
 struct gmm_backend_ctx {
-    const double *X;
-    int64_t n_samples;
+    gmm_data_view data;    /* this rank's rows */
+    gmm_comm *comm;        /* NULL: one rank */
+    int64_t n_samples;     /* this rank's rows */
     int dim, n_components;
     gmm_cov_type type;
     gmm_precision precision; /* fp64, or fp32 (full/tied): the E-step product in float32 */
@@ -45,8 +51,11 @@ struct gmm_backend_ctx {
     double *log_resp;      /* N x K */
     double *log_prob_norm; /* N */
     void *work;            /* chunk buffer (float under fp32, double otherwise) */
+    double *x_chunk;       /* chunk_rows x d: rows converted from a view that is not float64 */
+    double *packed;        /* chunk_rows x d: the M-step's scaled centred rows (full) */
     int64_t chunk_rows;
     int64_t tuning_chunk_rows; /* the options' tuning.chunk_rows (0: none) */
+    size_t chunk_bytes;        /* CHUNK_BYTES, or a quarter of tuning.memory_budget */
     int have_params, have_resp;
 };
 
@@ -80,6 +89,9 @@ static void free_component_buffers(gmm_backend_ctx *c)
     free(c->mean_term);
     free(c->log_resp);
     free(c->work);
+    free(c->x_chunk);
+    free(c->packed);
+    c->x_chunk = c->packed = NULL;
     c->weights = c->means = c->covariances = c->prec_chol = c->log_const = NULL;
     c->mean_prec = c->mean_term = c->log_resp = NULL;
     c->prec_concat = c->work = NULL;
@@ -110,8 +122,8 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components)
     /* The widest per-row temporary: full/tied GEMM output K*d (tied: d), or d for the M-step. */
     size_t row_width = c->type == GMM_COV_FULL ? K * d : d;
     if (row_width < d) row_width = d;
-    int64_t rows = CHUNK_BYTES / ((f32 ? sizeof(float) : sizeof(double)) * row_width);
-    if (rows < 64) rows = 64;
+    int64_t rows = c->chunk_bytes / ((f32 ? sizeof(float) : sizeof(double)) * row_width);
+    if (rows < 1) rows = 1;
     if (rows > c->n_samples) rows = c->n_samples;
     if (c->tuning_chunk_rows > 0 && c->tuning_chunk_rows < rows) rows = c->tuning_chunk_rows;
     c->chunk_rows = rows;
@@ -124,6 +136,8 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components)
     c->mean_prec = calloc(K * d, sizeof(double));
     c->mean_term = calloc(K, sizeof(double));
     c->log_resp = malloc(sizeof(double) * N * K);
+    if (c->data.elem != GMM_ELEM_F64) c->x_chunk = malloc(sizeof(double) * (size_t)rows * d);
+    if (c->type == GMM_COV_FULL) c->packed = malloc(sizeof(double) * (size_t)rows * d);
     /* the M-step's diag/spherical chunks are float64 whatever the precision */
     c->work = malloc((f32 ? sizeof(float) : sizeof(double)) * (size_t)rows * row_width);
     if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
@@ -133,6 +147,7 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components)
         c->prec_concat = malloc(sizeof(double) * K * d);
     if (!c->weights || !c->means || !c->covariances || !c->prec_chol || !c->log_const ||
         !c->mean_prec || !c->mean_term || !c->log_resp || !c->work ||
+        (c->data.elem != GMM_ELEM_F64 && !c->x_chunk) || (c->type == GMM_COV_FULL && !c->packed) ||
         (c->type != GMM_COV_SPHERICAL && !c->prec_concat))
         return gmm_error(GMM_ERR_NOMEM, "out of memory for the CPU backend (N=%lld, d=%d, K=%d)",
                          (long long)c->n_samples, c->dim, n_components);
@@ -149,13 +164,27 @@ static gmm_status cpu_set_n_components(gmm_backend_ctx *c, int n_components)
     return alloc_component_buffers(c, n_components);
 }
 
-static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
-                             int n_components, gmm_cov_type type, gmm_precision precision,
-                             const gmm_tuning *tuning, gmm_gpu *gpu)
+/* Rows [r0, r0 + rows) of the view in float64 (converted into x_chunk unless float64). */
+static const double *chunk_f64(gmm_backend_ctx *c, int64_t r0, int64_t rows)
 {
-    (void)gpu;
+    return gmm_data_view_f64_rows(&c->data, r0, rows, c->x_chunk);
+}
+
+static int64_t chunk_len(const gmm_backend_ctx *c, int64_t r0)
+{
+    return c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
+}
+
+static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cfg)
+{
     gmm_status status = GMM_OK;
+    const gmm_data_view *v = &cfg->data;
+    const gmm_cov_type type = cfg->type;
+    const gmm_precision precision = cfg->precision;
     *out = NULL;
+    if ((status = gmm_data_view_check(v)) != GMM_OK) return status;
+    if (cfg->n_components < 1)
+        return gmm_error(GMM_ERR_ARG, "n_components=%d must be >= 1", cfg->n_components);
     if (precision == GMM_PRECISION_TF32)
         return gmm_error(GMM_ERR_UNSUPPORTED,
                          "tf32 is a GPU tensor-core format: the CPU backend computes in fp64 or "
@@ -166,50 +195,74 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const double *X, int64_t n_s
                          "tied)", gmm_cov_type_name(type));
     gmm_backend_ctx *c = calloc(1, sizeof *c);
     if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
-    c->X = X;
+    const int64_t n_samples = v->n_rows;
+    const int dim = v->dim;
+    c->data = *v;
+    c->comm = cfg->comm;
     c->n_samples = n_samples;
     c->dim = dim;
-    c->n_components = n_components;
+    c->n_components = cfg->n_components;
     c->type = type;
     c->precision = precision;
-    c->tuning_chunk_rows = tuning ? tuning->chunk_rows : 0;
+    c->tuning_chunk_rows = cfg->tuning ? cfg->tuning->chunk_rows : 0;
+    c->chunk_bytes = CHUNK_BYTES;
+    if (cfg->tuning && cfg->tuning->memory_budget > 0 &&
+        (size_t)cfg->tuning->memory_budget / 4 < c->chunk_bytes)
+        c->chunk_bytes = (size_t)cfg->tuning->memory_budget / 4;
     const int f32 = precision == GMM_PRECISION_FP32;
     size_t d = dim, N = n_samples;
-    if ((status = alloc_component_buffers(c, n_components)) != GMM_OK) goto fail;
+    if ((status = alloc_component_buffers(c, cfg->n_components)) != GMM_OK) goto fail;
     c->log_prob_norm = malloc(sizeof(double) * N);
     if (!c->log_prob_norm) goto nomem;
     if (type == GMM_COV_FULL || type == GMM_COV_TIED) {
         if (f32) {
             if (!(c->X_f32 = malloc(sizeof(float) * N * d))) goto nomem;
-#pragma omp parallel for schedule(static)
-            for (int64_t i = 0; i < (int64_t)(N * d); i++) c->X_f32[i] = (float)X[i];
+            if ((status = convert_rows_cpu(v->rows, v->elem, N * d, c->X_f32, GMM_ELEM_F32)) !=
+                GMM_OK)
+                goto fail;
         }
     } else if (type == GMM_COV_DIAG) {
         c->x_squared = malloc(sizeof(double) * N * d);
         if (!c->x_squared) goto nomem;
+        for (int64_t r0 = 0, rows; r0 < (int64_t)N; r0 += rows) {
+            rows = chunk_len(c, r0);
+            const double *X = chunk_f64(c, r0, rows);
+            double *x2 = c->x_squared + (size_t)r0 * d;
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < (int64_t)(N * d); i++) c->x_squared[i] = X[i] * X[i];
+            for (int64_t i = 0; i < (int64_t)(rows * d); i++) x2[i] = X[i] * X[i];
+        }
     } else {
         c->x_sq_norm = malloc(sizeof(double) * N);
         if (!c->x_sq_norm) goto nomem;
+        for (int64_t r0 = 0, rows; r0 < (int64_t)N; r0 += rows) {
+            rows = chunk_len(c, r0);
+            const double *X = chunk_f64(c, r0, rows);
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < (int64_t)N; i++) {
-            double s = 0;
-            for (size_t j = 0; j < d; j++) s += X[i * d + j] * X[i * d + j];
-            c->x_sq_norm[i] = s;
+            for (int64_t i = 0; i < rows; i++) {
+                double s = 0;
+                for (size_t j = 0; j < d; j++) s += X[i * d + j] * X[i * d + j];
+                c->x_sq_norm[r0 + i] = s;
+            }
         }
     }
     if (type == GMM_COV_TIED) {
-        c->xtx = malloc(sizeof(double) * d * d);
+        /* X^T X of every rank's rows: one SYRK over a float64 view, chunk by chunk otherwise */
+        c->xtx = calloc(d * d, sizeof(double));
         if (!c->xtx) goto nomem;
-        la_dsyrk_at_a(dim, (int)N, 1.0, X, dim, 0.0, c->xtx, dim);
+        int64_t step = v->elem == GMM_ELEM_F64 ? (int64_t)N : c->chunk_rows;
+        for (int64_t r0 = 0; r0 < (int64_t)N; r0 += step) {
+            int64_t rows = (int64_t)N - r0 < step ? (int64_t)N - r0 : step;
+            la_dsyrk_at_a(dim, (int)rows, 1.0, chunk_f64(c, r0, rows), dim, r0 ? 1.0 : 0.0,
+                          c->xtx, dim);
+        }
         la_symmetrize_from_lower(dim, c->xtx, dim);
+        if ((status = gmm_comm_sum(c->comm, c->xtx, d * d)) != GMM_OK) goto fail;
     }
     *out = c;
     return GMM_OK;
 nomem:
     status = gmm_error(GMM_ERR_NOMEM, "out of memory for the CPU backend (N=%lld, d=%d, K=%d)",
-                       (long long)n_samples, dim, n_components);
+                       (long long)n_samples, dim, cfg->n_components);
 fail:
     cpu_destroy(c);
     return status;
@@ -294,7 +347,7 @@ static gmm_status cpu_set_resp(gmm_backend_ctx *c, const double *resp)
 static void mahalanobis_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows, double *out)
 {
     int K = c->n_components, d = c->dim;
-    const double *Xc = c->X + (size_t)r0 * d;
+    const double *Xc = chunk_f64(c, r0, rows);
     if (c->type == GMM_COV_DIAG) {
         /* sum_j (x - mu)^2 p^2 = x^2 . p^2 - 2 x . (mu p^2) + mu^2 . p^2 */
         la_dgemm(false, true, (int)rows, K, d, 1.0, c->x_squared + (size_t)r0 * d, d,
@@ -329,7 +382,7 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
             cpu_estep_dist_f32(c->X_f32 + (size_t)r0 * d, rows, d, mats, K, c->prec_concat,
                                c->mean_prec, c->work, lr);
         else if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
-            cpu_estep_dist_f64(c->X + (size_t)r0 * d, rows, d, mats, K, c->prec_concat,
+            cpu_estep_dist_f64(chunk_f64(c, r0, rows), rows, d, mats, K, c->prec_concat,
                                c->mean_prec, c->work, lr);
         else
             mahalanobis_chunk(c, r0, rows, lr);
@@ -341,48 +394,104 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
     double total;
     if ((status = reduce_sum_cpu(c->log_prob_norm, (size_t)c->n_samples, 1.0, &total)) != GMM_OK)
         return status;
+    if ((status = gmm_comm_sum(c->comm, &total, 1)) != GMM_OK) return status;
     c->have_resp = 1;
-    *mean_log_likelihood = total / (double)c->n_samples;
+    *mean_log_likelihood = total / (double)c->data.n_total;
     if (!isfinite(*mean_log_likelihood))
         return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
                          *mean_log_likelihood);
     return GMM_OK;
 }
 
+/* The M-step's statistics over this rank's rows, summed over the ranks, then the parameters
+ * from them on every rank alike:
+ *   pass 1  N_k (each column of the responsibilities in row order), the sums R^T X (the means'
+ *           numerators; one GEMM over a float64 view, chunk by chunk otherwise) and for diag and
+ *           spherical R^T (X * X); summed over the ranks in one call;
+ *   pass 2  full: per component the scatter of the sqrt(r)-scaled centred rows with r > 1e-20
+ *           (kernels/compact.h, OpenBLAS SYRK, chunk by chunk), summed over the ranks, then
+ *           divided by N_k as scikit-learn; tied: X^T X - sum_k N_k mu_k mu_k^T. */
 static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report)
 {
     if (!c->have_resp) return gmm_error(GMM_ERR_ARG, "M-step before responsibilities were set");
     gmm_status status = GMM_OK;
-    int K = c->n_components, d = c->dim;
-    int64_t N = c->n_samples;
-    size_t dd = (size_t)d * d;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples;
+    const size_t dd = (size_t)d * d, Kd = (size_t)K * d;
+    const int diag_like = c->type == GMM_COV_DIAG || c->type == GMM_COV_SPHERICAL;
+    /* stats: N_k (K), R^T X (K x d), diag/spherical R^T (X * X) (K x d) */
+    const size_t n_stats = K + Kd + (diag_like ? Kd : 0);
     double *resp = malloc(sizeof(double) * (size_t)N * K);
+    double *stats = calloc(n_stats, sizeof(double));
     double *nk = calloc(K + 1, sizeof(double));
-    if (!resp || !nk) {
+    if (!resp || !stats || !nk) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory in the M-step");
         goto fail;
     }
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N * K; i++) resp[i] = exp(c->log_resp[i]);
-    /* N_k (+ 10 eps), their sum nk[K] and the weights: the kernel layer's mixture weights */
-    if ((status = mixture_weights_cpu(resp, (size_t)N, K, nk, c->weights)) != GMM_OK) goto fail;
-    double nk_total = nk[K];
-    /* means = resp^T X / nk: the kernel layer's matMul */
-    if ((status = matmul_blas(resp, c->X, (size_t)N, K, d, c->means)) != GMM_OK) goto fail;
+    double *sum_x = stats + K, *sum_x2 = diag_like ? stats + K + Kd : NULL;
+    if ((status = reduce_cols_cpu(resp, (size_t)N, K, stats)) != GMM_OK) goto fail;
+    if (c->data.elem == GMM_ELEM_F64) {
+        /* means' numerators R^T X: the kernel layer's matMul */
+        if ((status = matmul_blas(resp, c->data.rows, (size_t)N, K, d, sum_x)) != GMM_OK) goto fail;
+    } else {
+        for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
+            rows = chunk_len(c, r0);
+            la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K,
+                     chunk_f64(c, r0, rows), d, r0 ? 1.0 : 0.0, sum_x, d);
+        }
+    }
+    if (c->x_squared) {
+        la_dgemm(true, false, K, d, (int)N, 1.0, resp, K, c->x_squared, d, 0.0, sum_x2, d);
+    } else if (sum_x2) {
+        double *x2 = c->work; /* spherical: always float64 */
+        for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
+            rows = chunk_len(c, r0);
+            const double *X = chunk_f64(c, r0, rows);
+#pragma omp parallel for schedule(static)
+            for (int64_t i = 0; i < rows * d; i++) x2[i] = X[i] * X[i];
+            la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K, x2, d, 1.0,
+                     sum_x2, d);
+        }
+    }
+    if ((status = gmm_comm_sum(c->comm, stats, n_stats)) != GMM_OK) goto fail;
+    /* N_k + 10 eps, their sum and the weights, as the kernel layer's mixture weights */
+    double nk_total = 0;
+    for (int k = 0; k < K; k++) {
+        nk[k] = stats[k] + 10 * DBL_EPSILON;
+        nk_total += nk[k];
+    }
+    for (int k = 0; k < K; k++) c->weights[k] = nk[k] / nk_total;
+    nk[K] = nk_total;
     for (int k = 0; k < K; k++)
-        for (int j = 0; j < d; j++) c->means[(size_t)k * d + j] /= nk[k];
+        for (int j = 0; j < d; j++) c->means[(size_t)k * d + j] = sum_x[(size_t)k * d + j] / nk[k];
 
     switch (c->type) {
-    case GMM_COV_FULL:
-        /* the kernel layer's weighted covariance (OpenBLAS SYRK on the sqrt(r)-scaled centred
-         * rows that matter), normalised by sum r + 10 eps = N_k as scikit-learn */
+    case GMM_COV_FULL: {
+        /* the scatters of the kept sqrt(r)-scaled centred rows (lower triangles), over chunks */
+        double *cov = c->covariances;
+        for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
+            rows = chunk_len(c, r0);
+            const double *X = chunk_f64(c, r0, rows);
+            for (int k = 0; k < K; k++) {
+                int bounds[2];
+                status = compact_rows_cpu(X, (size_t)rows, d, resp + (size_t)r0 * K + k,
+                                          (size_t)K, 1, c->means + (size_t)k * d, c->packed,
+                                          bounds);
+                if (status != GMM_OK) goto fail;
+                la_dsyrk_at_a(d, bounds[1], 1.0, c->packed, d, r0 ? 1.0 : 0.0, cov + k * dd, d);
+            }
+        }
+        if ((status = gmm_comm_sum(c->comm, cov, K * dd)) != GMM_OK) goto fail;
         for (int k = 0; k < K; k++) {
-            double *cov = c->covariances + k * dd;
-            status = wcov_blas(c->X, (size_t)N, d, resp + k, (size_t)K, c->means + (size_t)k * d, cov);
-            if (status != GMM_OK) goto fail;
-            for (int j = 0; j < d; j++) cov[(size_t)j * d + j] += reg_covar;
+            double *ck = cov + k * dd;
+            la_symmetrize_from_lower(d, ck, d);
+            for (size_t q = 0; q < dd; q++) ck[q] /= nk[k];
+            for (int j = 0; j < d; j++) ck[(size_t)j * d + j] += reg_covar;
         }
         break;
+    }
     case GMM_COV_TIED: {
         /* (X^T X - sum_k nk mu_k mu_k^T) / sum nk + reg, as scikit-learn */
         double *cov = c->covariances;
@@ -397,40 +506,19 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         break;
     }
     case GMM_COV_DIAG:
-    case GMM_COV_SPHERICAL: {
+    case GMM_COV_SPHERICAL:
         /* avg_X2 - mu^2 + reg, as scikit-learn's _estimate_gaussian_covariances_diag */
-        double *avg_x2 = malloc(sizeof(double) * K * d);
-        if (!avg_x2) {
-            status = gmm_error(GMM_ERR_NOMEM, "out of memory in the M-step");
-            goto fail;
-        }
-        if (c->x_squared) {
-            la_dgemm(true, false, K, d, (int)N, 1.0, resp, K, c->x_squared, d, 0.0, avg_x2, d);
-        } else {
-            double *x2 = c->work; /* spherical: always float64 */
-            memset(avg_x2, 0, sizeof(double) * K * d);
-            for (int64_t r0 = 0; r0 < N; r0 += c->chunk_rows) {
-                int64_t rows = N - r0 < c->chunk_rows ? N - r0 : c->chunk_rows;
-#pragma omp parallel for schedule(static)
-                for (int64_t i = 0; i < rows * d; i++)
-                    x2[i] = c->X[(size_t)r0 * d + i] * c->X[(size_t)r0 * d + i];
-                la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K, x2, d,
-                         1.0, avg_x2, d);
-            }
-        }
         for (int k = 0; k < K; k++) {
             double mean_var = 0;
             for (int j = 0; j < d; j++) {
                 double mu = c->means[(size_t)k * d + j];
-                double v = avg_x2[(size_t)k * d + j] / nk[k] - mu * mu + reg_covar;
+                double v = sum_x2[(size_t)k * d + j] / nk[k] - mu * mu + reg_covar;
                 if (c->type == GMM_COV_DIAG) c->covariances[(size_t)k * d + j] = v;
                 mean_var += v;
             }
             if (c->type == GMM_COV_SPHERICAL) c->covariances[k] = mean_var / d;
         }
-        free(avg_x2);
         break;
-    }
     }
     if (report && report->nk) memcpy(report->nk, nk, sizeof(double) * K);
 
@@ -438,7 +526,40 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     if (status == GMM_OK) prepare_estep(c);
 fail:
     free(resp);
+    free(stats);
     free(nk);
+    return status;
+}
+
+/* k-means++ seeds over every rank's rows (models/kmeans.h). */
+static gmm_status cpu_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices,
+                                      double *centers)
+{
+    return gmm_kmeans_plusplus_view(&c->data, c->comm, c->n_components, rng, indices, centers);
+}
+
+/* Lloyd's iterations over every rank's rows; the one-hot responsibilities of the final labels
+ * into resp or, as set_resp would, into the context. */
+static gmm_status cpu_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers,
+                                   double *resp)
+{
+    const int K = c->n_components;
+    const int64_t N = c->n_samples;
+    int *labels = malloc(sizeof(int) * (size_t)N);
+    if (!labels) return gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
+    c->have_params = c->have_resp = 0;
+    gmm_status status =
+        gmm_kmeans_lloyd_view(&c->data, c->comm, K, max_iter, centers, labels, NULL);
+    if (status == GMM_OK) {
+        /* log(1) = 0, log(0) = -inf, exactly what set_resp makes of the one-hot rows */
+        double *out = resp ? resp : c->log_resp;
+        double off = resp ? 0.0 : -INFINITY, on = resp ? 1.0 : 0.0;
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++)
+            for (int k = 0; k < K; k++) out[(size_t)i * K + k] = labels[i] == k ? on : off;
+        if (!resp) c->have_resp = 1;
+    }
+    free(labels);
     return status;
 }
 
@@ -464,5 +585,7 @@ const gmm_backend gmm_backend_cpu = {
     .e_step = cpu_e_step,
     .m_step = cpu_m_step,
     .get_estep = cpu_get_estep,
+    .kmeans_lloyd = cpu_kmeans_lloyd,
+    .kmeans_plusplus = cpu_kmeans_plusplus,
     .set_n_components = cpu_set_n_components,
 };

@@ -260,25 +260,35 @@ static gmm_status cuda_set_n_components(gmm_backend_ctx *c, int n_components)
     return out_of_device_memory(status, c, asked_bytes);
 }
 
-static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_samples, int dim,
-                              int n_components, gmm_cov_type type, gmm_precision precision,
-                              const gmm_tuning *tuning_or_null, gmm_gpu *gpu)
+static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *cfg)
 {
     gmm_status status = GMM_OK;
     gmm_backend_ctx *c = NULL;
-    float *hx = NULL;
+    void *d_raw = NULL;
+    const gmm_data_view *v = &cfg->data;
+    const int64_t n_samples = v->n_rows;
+    const int dim = v->dim, n_components = cfg->n_components;
+    const gmm_cov_type type = cfg->type;
+    const gmm_precision precision = cfg->precision;
     size_t N = (size_t)n_samples, d = (size_t)dim, es;
     size_t asked_n = 0; /* the last cudaMalloc's request, for the out-of-memory message */
     size_t *asked_bytes = &asked_n;
-    const gmm_tuning tuning = tuning_or_null ? *tuning_or_null : (gmm_tuning){0};
+    const gmm_tuning tuning = cfg->tuning ? *cfg->tuning : (gmm_tuning){};
     *out = NULL;
-    if (n_samples < 1 || dim < 1 || n_components < 1 || n_samples > INT32_MAX)
+    if ((status = gmm_data_view_check(v)) != GMM_OK) return status;
+    if (n_components < 1 || n_samples > INT32_MAX)
         return gmm_error(GMM_ERR_ARG, "CUDA backend: bad sizes N=%lld d=%d K=%d",
                          (long long)n_samples, dim, n_components);
+    if (gmm_comm_size(cfg->comm) > 1)
+        return gmm_error(GMM_ERR_UNSUPPORTED, "the CUDA backend does not yet fit data split over "
+                         "several ranks");
     if (!cuda_available()) return gmm_error(GMM_ERR_NO_DEVICE, "no CUDA GPU is available");
     c = (gmm_backend_ctx *)calloc(1, sizeof *c);
     if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
     c->n_samples = n_samples;
+    c->first_row = v->first_row;
+    c->n_total = v->n_total;
+    c->comm = cfg->comm;
     c->dim = dim;
     c->n_components = n_components;
     c->type = type;
@@ -302,32 +312,37 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const double *X, int64_t n_
     if (tuning.cov_product == GMM_COV_PRODUCT_LOWER) c->cov_mode = COV_LOWER;
     c->cov_tiled = tuning.cov_kernel == GMM_COV_KERNEL_TILED && precision != GMM_PRECISION_TF32;
 
-    if (gpu) {
-        c->gpu = gpu;
+    if (cfg->gpu) {
+        c->gpu = cfg->gpu;
     } else {
         if ((status = gmm_gpu_create(&c->gpu)) != GMM_OK) goto fail;
         c->owns_gpu = true;
     }
     if ((status = gmm_gpu_set_tf32(c->gpu, precision == GMM_PRECISION_TF32)) != GMM_OK) goto fail;
 
-    CREATE_DMALLOC(c->d_X, es * N * d);
-    if (c->single) {
-        hx = (float *)malloc(sizeof(float) * N * d);
-        if (!hx) {
-            status = gmm_error(GMM_ERR_NOMEM, "out of memory converting the data to float32");
-            goto fail;
+    /* the data in the arithmetic type, converted on the device from the stored form */
+    {
+        const gmm_elem want = c->single ? GMM_ELEM_F32 : GMM_ELEM_F64;
+        const size_t raw_bytes = gmm_elem_size(v->elem) * N * d;
+        CREATE_DMALLOC(c->d_X, es * N * d);
+        if (v->elem == want) {
+            GMM_CUDA_CHECK(cudaMemcpy(c->d_X, v->rows, raw_bytes, cudaMemcpyHostToDevice));
+        } else {
+            CREATE_DMALLOC(d_raw, raw_bytes);
+            GMM_CUDA_CHECK(cudaMemcpy(d_raw, v->rows, raw_bytes, cudaMemcpyHostToDevice));
+            if ((status = convert_rows_cuda(d_raw, v->elem, N * d, c->d_X, want,
+                                            gmm_gpu_stream(c->gpu))) != GMM_OK)
+                goto fail;
+            GMM_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)gmm_gpu_stream(c->gpu)));
+            cudaFree(d_raw);
+            d_raw = NULL;
         }
-        for (size_t i = 0; i < N * d; i++) hx[i] = (float)X[i];
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, hx, es * N * d, cudaMemcpyHostToDevice));
-    } else {
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_X, X, es * N * d, cudaMemcpyHostToDevice));
     }
     if ((status = alloc_component_buffers(c, n_components, asked_bytes)) != GMM_OK) goto fail;
-    free(hx);
     *out = c;
     return GMM_OK;
 fail:
-    free(hx);
+    cudaFree(d_raw);
     status = out_of_device_memory(status, c, asked_n);
     cuda_destroy(c);
     return status;

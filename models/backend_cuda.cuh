@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/convert.h"
 #include "kernels/cuda_check.h"
 #include "kernels/grid.cuh"
 #include "kernels/gpu_info.h"
@@ -23,7 +24,10 @@
 enum { COV_GEMM = 0, COV_SYRK = 1, COV_LOWER = 2 };
 
 struct gmm_backend_ctx {
-    int64_t n_samples;
+    int64_t n_samples;        /* this rank's rows */
+    int64_t first_row;        /* the global index of row 0 */
+    int64_t n_total;          /* the rows of every rank */
+    gmm_comm *comm;           /* NULL: one rank */
     int dim, n_components;
     gmm_cov_type type;
     gmm_precision precision;
@@ -97,6 +101,7 @@ gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *lo
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
 /* cuda_kmeans.cu */
 gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, double *resp);
-gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices);
+gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices,
+                                double *centers);
 
 #endif

@@ -26,14 +26,33 @@ typedef struct {
     int64_t *d_far;
 } gpu_lloyd;
 
-static gmm_status gpu_prepare(void *ctx, double *total_deviation)
+/* The column sums as N x the column means of kmeans_column_means_cuda (the driver divides by
+ * the total again: the mean within an ulp of the device's). */
+static gmm_status gpu_column_sums(void *ctx, double *sums)
+{
+    gmm_status status = GMM_OK;
+    gpu_lloyd *g = (gpu_lloyd *)ctx;
+    gmm_backend_ctx *c = g->c;
+    const int d = c->dim;
+    double *mean = (double *)malloc(sizeof(double) * d);
+    if (!mean) return gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
+    if ((status = kmeans_column_means_cuda(g->d_X, c->n_samples, d, g->d_mean, g->stream)) !=
+        GMM_OK)
+        goto fail;
+    GMM_CUDA_CHECK(cudaMemcpy(mean, g->d_mean, sizeof(double) * d, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < d; j++) sums[j] += mean[j] * (double)c->n_samples;
+fail:
+    free(mean);
+    return status;
+}
+
+static gmm_status gpu_prepare(void *ctx, const double *mean, double *total_deviation)
 {
     gmm_status status = GMM_OK;
     gpu_lloyd *g = (gpu_lloyd *)ctx;
     gmm_backend_ctx *c = g->c;
     const int64_t N = c->n_samples;
-    if ((status = kmeans_column_means_cuda(g->d_X, N, c->dim, g->d_mean, g->stream)) != GMM_OK)
-        goto fail;
+    GMM_CUDA_CHECK(cudaMemcpy(g->d_mean, mean, sizeof(double) * c->dim, cudaMemcpyHostToDevice));
     /* the deviations go to min_dist, summed, then overwritten by the first assignment */
     if ((status = kmeans_row_norms_cuda(g->d_X, N, c->dim, g->d_mean, g->d_x_norm, g->d_min_dist,
                                         g->stream)) != GMM_OK)
@@ -90,18 +109,28 @@ fail:
     return status;
 }
 
-static gmm_status gpu_farthest(void *ctx, double *row)
+static gmm_status gpu_farthest(void *ctx, double *value, int64_t *index)
+{
+    gmm_status status = GMM_OK;
+    gpu_lloyd *g = (gpu_lloyd *)ctx;
+    if ((status = kmeans_argmax_cuda(g->d_min_dist, g->c->n_samples, g->d_far, g->stream)) !=
+        GMM_OK)
+        goto fail;
+    GMM_CUDA_CHECK(cudaMemcpy(index, g->d_far, sizeof *index, cudaMemcpyDeviceToHost));
+    GMM_CUDA_CHECK(cudaMemcpy(value, g->d_min_dist + *index, sizeof(double),
+                              cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}
+
+static gmm_status gpu_take(void *ctx, int64_t index, double *row)
 {
     gmm_status status = GMM_OK;
     gpu_lloyd *g = (gpu_lloyd *)ctx;
     const int d = g->c->dim;
-    int64_t far = 0;
-    if ((status = kmeans_argmax_cuda(g->d_min_dist, g->c->n_samples, g->d_far, g->stream)) !=
-        GMM_OK)
-        goto fail;
-    GMM_CUDA_CHECK(cudaMemcpy(&far, g->d_far, sizeof far, cudaMemcpyDeviceToHost));
-    GMM_CUDA_CHECK(cudaMemcpy(row, g->d_X + far * d, sizeof(double) * d, cudaMemcpyDeviceToHost));
-    GMM_CUDA_CHECK(cudaMemset(g->d_min_dist + far, 0, sizeof(double)));
+    GMM_CUDA_CHECK(cudaMemcpy(row, g->d_X + index * d, sizeof(double) * d,
+                              cudaMemcpyDeviceToHost));
+    GMM_CUDA_CHECK(cudaMemset(g->d_min_dist + index, 0, sizeof(double)));
 fail:
     return status;
 }
@@ -117,7 +146,8 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     int *labels = NULL;
     gpu_lloyd g;
     memset(&g, 0, sizeof g);
-    const gmm_kmeans_steps steps = {&g, gpu_prepare, gpu_assign, gpu_update, gpu_farthest};
+    const gmm_kmeans_steps steps = {&g,          gpu_column_sums, gpu_prepare, gpu_assign,
+                                    gpu_update, gpu_farthest,    gpu_take};
 
     c->have_params = false;
     c->resp_state = 0;
@@ -160,7 +190,7 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     DMALLOC(g.d_changed, sizeof(unsigned long long));
     DMALLOC(g.d_far, sizeof(int64_t));
 
-    if ((status = gmm_kmeans_run(&steps, N, d, K, max_iter, centers, NULL)) != GMM_OK) goto fail;
+    if ((status = gmm_kmeans_run(&steps, c->comm, c->n_total, d, K, max_iter, centers, NULL)) != GMM_OK) goto fail;
     if (resp) {
         GMM_CUDA_CHECK(cudaMemcpy(labels, g.d_labels, sizeof(int) * N, cudaMemcpyDeviceToHost));
         memset(resp, 0, sizeof(double) * N * K);
@@ -193,26 +223,30 @@ typedef struct {
     double *d_pot_work;       /* kmeans_pp_potentials_work(N, n_trials) */
     double *d_pick_work;      /* kmeans_pp_pick_work(N) */
     int64_t *d_cand;          /* n_trials */
+    double *d_rows;           /* n_trials x d: the candidates */
 } gpu_kpp;
 
-static gmm_status gpu_kpp_distances(gpu_kpp *g, int n_cand, const double *d_closest,
-                                    double *d_out)
+/* The distances to n_rows host rows (float64), min'd with d_closest when it is not NULL. */
+static gmm_status gpu_kpp_distances(gpu_kpp *g, const double *rows, int n_rows,
+                                    const double *d_closest, double *d_out)
 {
+    gmm_status status = GMM_OK;
     gmm_backend_ctx *c = g->c;
-    if (c->single)
-        return kmeans_pp_distances_f32_cuda((const float *)c->d_X, c->n_samples, c->dim, g->d_cand,
-                                            n_cand, d_closest, d_out, g->stream);
-    return kmeans_pp_distances_cuda((const double *)c->d_X, c->n_samples, c->dim, g->d_cand,
-                                    n_cand, d_closest, d_out, g->stream);
+    GMM_CUDA_CHECK(cudaMemcpy(g->d_rows, rows, sizeof(double) * n_rows * c->dim,
+                              cudaMemcpyHostToDevice));
+    status = kmeans_pp_distances_rows_cuda(c->d_X, c->single ? GMM_ELEM_F32 : GMM_ELEM_F64,
+                                           c->n_samples, c->dim, g->d_rows, n_rows, d_closest,
+                                           d_out, g->stream);
+fail:
+    return status;
 }
 
-static gmm_status gpu_kpp_first(void *ctx, int64_t first, double *potential)
+static gmm_status gpu_kpp_first(void *ctx, const double *row, double *potential)
 {
     gmm_status status = GMM_OK;
     gpu_kpp *g = (gpu_kpp *)ctx;
     const int64_t N = g->c->n_samples;
-    GMM_CUDA_CHECK(cudaMemcpy(g->d_cand, &first, sizeof(int64_t), cudaMemcpyHostToDevice));
-    if ((status = gpu_kpp_distances(g, 1, NULL, g->d_closest)) != GMM_OK) goto fail;
+    if ((status = gpu_kpp_distances(g, row, 1, NULL, g->d_closest)) != GMM_OK) goto fail;
     if ((status = kmeans_pp_potentials_cuda(g->d_closest, N, 1, g->d_pots, g->d_pot_work,
                                             g->stream)) != GMM_OK)
         goto fail;
@@ -221,26 +255,56 @@ fail:
     return status;
 }
 
-static gmm_status gpu_kpp_trials(void *ctx, const double *draws, int n_trials,
-                                 int64_t *candidates, double *potentials)
+static gmm_status gpu_kpp_pick(void *ctx, const double *draws, int n_draws, int64_t *picks)
+{
+    gmm_status status = GMM_OK;
+    gpu_kpp *g = (gpu_kpp *)ctx;
+    GMM_CUDA_CHECK(cudaMemcpy(g->d_draws, draws, sizeof(double) * n_draws,
+                              cudaMemcpyHostToDevice));
+    if ((status = kmeans_pp_pick_cuda(g->d_closest, g->c->n_samples, g->d_draws, n_draws,
+                                      g->d_cand, g->d_pick_work, g->stream)) != GMM_OK)
+        goto fail;
+    GMM_CUDA_CHECK(cudaMemcpy(picks, g->d_cand, sizeof(int64_t) * n_draws,
+                              cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}
+
+static gmm_status gpu_kpp_trials(void *ctx, const double *rows, int n_rows, double *potentials)
 {
     gmm_status status = GMM_OK;
     gpu_kpp *g = (gpu_kpp *)ctx;
     const int64_t N = g->c->n_samples;
-    GMM_CUDA_CHECK(cudaMemcpy(g->d_draws, draws, sizeof(double) * n_trials,
-                              cudaMemcpyHostToDevice));
-    if ((status = kmeans_pp_pick_cuda(g->d_closest, N, g->d_draws, n_trials, g->d_cand,
-                                      g->d_pick_work, g->stream)) != GMM_OK)
+    if ((status = gpu_kpp_distances(g, rows, n_rows, g->d_closest, g->d_cand_dist)) != GMM_OK)
         goto fail;
-    if ((status = gpu_kpp_distances(g, n_trials, g->d_closest, g->d_cand_dist)) != GMM_OK)
-        goto fail;
-    if ((status = kmeans_pp_potentials_cuda(g->d_cand_dist, N, n_trials, g->d_pots,
+    if ((status = kmeans_pp_potentials_cuda(g->d_cand_dist, N, n_rows, g->d_pots,
                                             g->d_pot_work, g->stream)) != GMM_OK)
         goto fail;
-    GMM_CUDA_CHECK(cudaMemcpy(potentials, g->d_pots, sizeof(double) * n_trials,
+    GMM_CUDA_CHECK(cudaMemcpy(potentials, g->d_pots, sizeof(double) * n_rows,
                               cudaMemcpyDeviceToHost));
-    GMM_CUDA_CHECK(cudaMemcpy(candidates, g->d_cand, sizeof(int64_t) * n_trials,
-                              cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}
+
+/* Row `index` in float64 (exactly the stored value, float data widened). */
+static gmm_status gpu_kpp_row(void *ctx, int64_t index, double *row)
+{
+    gmm_status status = GMM_OK;
+    gpu_kpp *g = (gpu_kpp *)ctx;
+    gmm_backend_ctx *c = g->c;
+    const int d = c->dim;
+    if (!c->single) {
+        GMM_CUDA_CHECK(cudaMemcpy(row, (const double *)c->d_X + index * d, sizeof(double) * d,
+                                  cudaMemcpyDeviceToHost));
+    } else {
+        float *f = (float *)malloc(sizeof(float) * d);
+        if (!f) return gmm_error(GMM_ERR_NOMEM, "out of memory in k-means++");
+        cudaError_t e = cudaMemcpy(f, (const float *)c->d_X + index * d, sizeof(float) * d,
+                                   cudaMemcpyDeviceToHost);
+        for (int j = 0; j < d; j++) row[j] = (double)f[j];
+        free(f);
+        GMM_CUDA_CHECK(e);
+    }
 fail:
     return status;
 }
@@ -257,14 +321,16 @@ fail:
 }
 
 /* Greedy k-means++ on the device with gmm_kmeans_plusplus's draws (gmm_kpp_run). */
-gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices)
+gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices,
+                                double *centers)
 {
     gmm_status status = GMM_OK;
     const int64_t N = c->n_samples;
     const int T = gmm_kpp_trials(c->n_components);
     gpu_kpp g;
     memset(&g, 0, sizeof g);
-    const gmm_kpp_steps steps = {&g, gpu_kpp_first, gpu_kpp_trials, gpu_kpp_keep};
+    const gmm_kpp_steps steps = {&g, gpu_kpp_first, gpu_kpp_pick, gpu_kpp_trials, gpu_kpp_keep,
+                                 gpu_kpp_row};
     g.c = c;
     g.stream = gmm_gpu_stream(c->gpu);
     DMALLOC(g.d_closest, sizeof(double) * N);
@@ -274,7 +340,9 @@ gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indic
     DMALLOC(g.d_pot_work, sizeof(double) * kmeans_pp_potentials_work(N, T));
     DMALLOC(g.d_pick_work, sizeof(double) * kmeans_pp_pick_work(N));
     DMALLOC(g.d_cand, sizeof(int64_t) * T);
-    status = gmm_kpp_run(&steps, N, c->n_components, rng, indices);
+    DMALLOC(g.d_rows, sizeof(double) * T * c->dim);
+    status = gmm_kpp_run(&steps, c->comm, c->first_row, N, c->n_total, c->dim, c->n_components,
+                         rng, indices, centers);
 fail:
     cudaFree(g.d_closest);
     cudaFree(g.d_cand_dist);
@@ -283,5 +351,6 @@ fail:
     cudaFree(g.d_pot_work);
     cudaFree(g.d_pick_work);
     cudaFree(g.d_cand);
+    cudaFree(g.d_rows);
     return status;
 }

@@ -39,15 +39,18 @@ static void notice(const gmm_options *o, const char *fmt, ...)
 
 /* Re-seeds each empty component by splitting the heaviest component: the empty one takes half
  * its weight, its covariance, and a mean moved halfway towards the worst-explained sample that
- * the heaviest component holds (a direction in which it is spread). EM then pulls the two apart
- * when the data there is really two clusters. The parameters are reloaded into the backend. */
-static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
-                               int64_t n_samples, const gmm_options *o, const double *nk,
+ * the heaviest component holds (a direction in which it is spread; over every rank's rows, the
+ * first such sample on ties). EM then pulls the two apart when the data there is really two
+ * clusters. The parameters are reloaded into the backend. */
+static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx,
+                               const gmm_data_view *data, const gmm_options *o, const double *nk,
                                gmm_model *scratch, int iteration)
 {
     gmm_status status = GMM_OK;
     int K = scratch->n_components, d = scratch->dim;
-    double *loglik = NULL, *log_resp = NULL;
+    const int64_t n_samples = data->n_rows;
+    const int rank = gmm_comm_rank(o->comm), size = gmm_comm_size(o->comm);
+    double *loglik = NULL, *log_resp = NULL, *values = NULL, *row = NULL;
     int n_empty = 0;
     for (int k = 0; k < K; k++) n_empty += nk[k] < EMPTY_COMPONENT_NK;
     if (n_empty == 0) return GMM_OK;
@@ -55,7 +58,9 @@ static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx, cons
         return gmm_error(GMM_ERR_NUMERIC, "every component is empty at iteration %d", iteration);
     loglik = malloc(sizeof(double) * n_samples);
     log_resp = malloc(sizeof(double) * n_samples * K);
-    if (!loglik || !log_resp) {
+    values = malloc(sizeof(double) * size);
+    row = malloc(sizeof(double) * d);
+    if (!loglik || !log_resp || !values || !row) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -79,11 +84,24 @@ static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx, cons
                 if (lr[j] > lr[top]) top = j;
             if (top == heavy && (worst < 0 || loglik[i] < loglik[worst])) worst = i;
         }
-        if (worst < 0) worst = 0;
-        loglik[worst] = INFINITY; /* the next split takes another sample */
+        /* the rank with the smallest such log-likelihood (the first on ties; rank 0's first row
+         * when no rank has one) sends the sample */
+        if ((status = gmm_comm_gather1(o->comm, worst < 0 ? INFINITY : loglik[worst], values)) !=
+            GMM_OK)
+            goto fail;
+        int owner = 0;
+        for (int r = 1; r < size; r++)
+            if (values[r] < values[owner]) owner = r;
+        if (rank == owner) {
+            if (worst < 0) worst = 0;
+            loglik[worst] = INFINITY; /* the next split takes another sample */
+            const double *x = gmm_data_view_f64_rows(data, worst, 1, row);
+            if (x != row) memcpy(row, x, sizeof(double) * d);
+        }
+        if ((status = gmm_comm_broadcast(o->comm, owner, row, d)) != GMM_OK) goto fail;
         const double *mu_h = scratch->means + (size_t)heavy * d;
         double *mu_k = scratch->means + (size_t)k * d;
-        for (int j = 0; j < d; j++) mu_k[j] = mu_h[j] + 0.5 * (X[worst * d + j] - mu_h[j]);
+        for (int j = 0; j < d; j++) mu_k[j] = mu_h[j] + 0.5 * (row[j] - mu_h[j]);
         if (scratch->covariance_type != GMM_COV_TIED)
             memcpy(scratch->covariances + k * cs, scratch->covariances + heavy * cs,
                    sizeof(double) * cs);
@@ -98,16 +116,16 @@ static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx, cons
 fail:
     free(loglik);
     free(log_resp);
+    free(values);
+    free(row);
     return status;
 }
 
 /* k-means initialisation on the backend's device: k-means++ seeds (the same random draws as
- * gmm_init_resp; on the device when the backend has them), then be->kmeans_lloyd, which leaves
- * the one-hot responsibilities in the context, as set_resp would: nothing crosses back but the
- * seeds. */
-static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
-                                     int64_t n_samples, int dim, int K, int max_iter,
-                                     gmm_rng *rng)
+ * gmm_init_resp), then be->kmeans_lloyd, which leaves the one-hot responsibilities in the
+ * context, as set_resp would: nothing crosses back but the seeds. */
+static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx, int dim, int K,
+                                     int max_iter, gmm_rng *rng)
 {
     gmm_status status = GMM_OK;
     int64_t *idx = malloc(sizeof(int64_t) * K);
@@ -116,13 +134,7 @@ static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx
         status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
         goto fail;
     }
-    if (be->kmeans_plusplus)
-        status = be->kmeans_plusplus(ctx, rng, idx);
-    else
-        status = gmm_kmeans_plusplus(X, n_samples, dim, K, rng, idx);
-    if (status != GMM_OK) goto fail;
-    for (int k = 0; k < K; k++)
-        memcpy(centers + (size_t)k * dim, X + idx[k] * dim, sizeof(double) * dim);
+    if ((status = be->kmeans_plusplus(ctx, rng, idx, centers)) != GMM_OK) goto fail;
     status = be->kmeans_lloyd(ctx, max_iter, centers, NULL);
 fail:
     free(idx);
@@ -130,23 +142,32 @@ fail:
     return status;
 }
 
+/* Whether the initialisation needs all the data as one float64 matrix on the host (every
+ * method but k-means, which runs on the backend's rows). */
+static int init_needs_host_matrix(const gmm_options *o)
+{
+    return o->init != GMM_INIT_KMEANS;
+}
+
 /* One run's starting parameters in the context: responsibilities from the initialisation (or
  * the given ones), one M-step, empty components re-seeded. resp is n_samples x K scratch. */
-static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx, const double *X,
-                                 int64_t n_samples, int dim, const gmm_options *o,
+static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx,
+                                 const gmm_data_view *data, const gmm_options *o,
                                  const double *initial_resp, gmm_rng *rng, double *resp,
                                  gmm_mstep_report *report, gmm_model *scratch)
 {
     gmm_status status;
-    int K = o->n_components;
+    int K = o->n_components, dim = data->dim;
+    int64_t n_samples = data->n_rows;
     int resp_in_ctx = 0; /* the initialisation left the responsibilities in the context */
     if (initial_resp) {
         memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
         status = GMM_OK;
-    } else if (o->init == GMM_INIT_KMEANS && be->kmeans_lloyd) {
-        status = device_kmeans_init(be, ctx, X, n_samples, dim, K, o->kmeans_max_iter, rng);
+    } else if (o->init == GMM_INIT_KMEANS) {
+        status = device_kmeans_init(be, ctx, dim, K, o->kmeans_max_iter, rng);
         resp_in_ctx = 1;
     } else {
+        const double *X = data->rows; /* gmm_fit_on_context checked: float64, one rank */
         /* the initialisation runs where the fit runs: on the backend's GPU, or the CPU */
         gmm_options on_backend = *o;
         on_backend.gpu = be->resources(ctx);
@@ -155,7 +176,7 @@ static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx, co
     if (status != GMM_OK) return status;
     if (!resp_in_ctx && (status = be->set_resp(ctx, resp)) != GMM_OK) return status;
     if ((status = be->m_step(ctx, o->reg_covar, report)) != GMM_OK) return status;
-    return reseed_empty(be, ctx, X, n_samples, o, report->nk, scratch, 0);
+    return reseed_empty(be, ctx, data, o, report->nk, scratch, 0);
 }
 
 /* The final E-step under the model's parameters on the fit's context (set back first when a
@@ -238,15 +259,22 @@ void gmm_fit_scores_free(gmm_fit_scores *scores)
 }
 
 gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, double seconds_setup,
-                              const double *X, int64_t n_samples, int dim, const gmm_options *o,
+                              const gmm_data_view *data, const gmm_options *o,
                               const double *initial_resp, gmm_model *model,
                               gmm_fit_scores *scores)
 {
     gmm_status status = GMM_OK;
     double *resp = NULL, *nk = NULL;
     gmm_model scratch = {0};
-    int K = o->n_components;
+    int K = o->n_components, dim = data->dim;
+    const int64_t n_samples = data->n_rows, n_total = data->n_total;
     memset(model, 0, sizeof *model);
+    if (scores) memset(scores, 0, sizeof *scores);
+    if (!initial_resp && !o->init_model && init_needs_host_matrix(o) &&
+        (data->elem != GMM_ELEM_F64 || gmm_comm_size(o->comm) > 1))
+        return gmm_error(GMM_ERR_UNSUPPORTED, "--init %s needs all the data in memory as one "
+                         "float64 matrix; a fit of data split over ranks or kept in its stored "
+                         "form starts from --init kmeans", gmm_init_name(o->init));
     if ((status = gmm_model_alloc(model, K, dim, o->covariance_type)) != GMM_OK) goto fail;
     if ((status = gmm_model_alloc(&scratch, K, dim, o->covariance_type)) != GMM_OK) goto fail;
     scratch.reg_covar = o->reg_covar;
@@ -279,7 +307,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         }
     }
     if (!initial_resp && !o->init_model && o->init == GMM_INIT_KNN && o->n_init > 1 &&
-        n_samples <= gmm_knn_sample_size(o))
+        n_total <= gmm_knn_sample_size(o))
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
     if (o->init_model && o->n_init > 1)
         notice(o, "starting from a given model: one run (n_init=%d does not apply)", o->n_init);
@@ -290,8 +318,8 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         if (o->init_model) /* EM from the given parameters: the first E-step runs under them */
             status = be->set_params(ctx, o->init_model);
         else
-            status = initialise_run(be, ctx, X, n_samples, dim, o, initial_resp, &rng, resp,
-                                    &report, &scratch);
+            status = initialise_run(be, ctx, data, o, initial_resp, &rng, resp, &report,
+                                    &scratch);
         if (status != GMM_OK) goto fail;
 
         double lb = -INFINITY, change = INFINITY;
@@ -308,7 +336,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
             double prev = lb;
             if ((status = be->e_step(ctx, &lb)) != GMM_OK) goto fail;
             if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
-            status = reseed_empty(be, ctx, X, n_samples, o, nk, &scratch, iter);
+            status = reseed_empty(be, ctx, data, o, nk, &scratch, iter);
             if (status != GMM_OK) goto fail;
             change = lb - prev;
             double t1 = now_seconds();
@@ -321,11 +349,14 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
             /* asked after the iteration, so an interrupt during the initialisation still gets
              * one iteration's parameters; and again after a checkpoint, which takes a while */
             int stop = o->should_stop && o->should_stop(o->user);
+            /* every rank stops together, after the same iteration */
+            if ((status = gmm_comm_any(o->comm, &stop)) != GMM_OK) goto fail;
             if (!stop && o->on_checkpoint && o->checkpoint_every > 0 &&
                 iter % o->checkpoint_every == 0) {
-                if ((status = checkpoint(be, ctx, o, n_samples, iter, lb, &scratch)) != GMM_OK)
+                if ((status = checkpoint(be, ctx, o, n_total, iter, lb, &scratch)) != GMM_OK)
                     goto fail;
                 stop = o->should_stop && o->should_stop(o->user);
+                if ((status = gmm_comm_any(o->comm, &stop)) != GMM_OK) goto fail;
             }
             if (stop) {
                 stopped = 1;
@@ -353,7 +384,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
                    "try a larger --max-iter or --tol",
                    init + 1, o->max_iter, fabs(change), o->tol);
     }
-    record_training_metadata(model, o, n_samples);
+    record_training_metadata(model, o, n_total);
     if (stopped) {
         /* the per-sample scores would cost one more E-step over all the data: skipped */
         if (n_runs > 1)
@@ -385,31 +416,35 @@ fail:
     return status;
 }
 
-static gmm_status fit(const double *X, int64_t n_samples, int dim, const gmm_options *o,
+static gmm_status fit(const gmm_data_view *data, const gmm_options *o,
                       const double *initial_resp, gmm_model *model, gmm_fit_scores *scores)
 {
     memset(model, 0, sizeof *model);
-    gmm_status status = gmm_options_validate(o, n_samples, dim);
+    if (scores) memset(scores, 0, sizeof *scores);
+    gmm_status status = gmm_data_view_check(data);
     if (status != GMM_OK) return status;
+    const int dim = data->dim;
+    if ((status = gmm_options_validate(o, data->n_total, dim)) != GMM_OK) return status;
     if (o->init_model && (status = check_init_model(o->init_model, o, dim)) != GMM_OK)
         return status;
     if (o->checkpoint_every < 0)
         return gmm_error(GMM_ERR_ARG, "checkpoint_every=%d must be >= 0", o->checkpoint_every);
+    if (initial_resp && gmm_comm_size(o->comm) > 1)
+        return gmm_error(GMM_ERR_UNSUPPORTED, "given responsibilities cannot start a fit of data "
+                         "split over ranks");
     const gmm_backend *be = NULL;
     gmm_backend_ctx *ctx = NULL;
     if ((status = gmm_fit_backend_select(o, &be)) != GMM_OK) return status;
     double t_phase = now_seconds();
-    if ((status = be->create(&ctx, X, n_samples, dim, o->n_components, o->covariance_type,
-                             o->precision, &o->tuning, o->gpu)) != GMM_OK) {
-        if (scores) memset(scores, 0, sizeof *scores);
-        return status;
-    }
+    const gmm_backend_config cfg = {.data = *data, .n_components = o->n_components,
+                                    .type = o->covariance_type, .precision = o->precision,
+                                    .tuning = &o->tuning, .gpu = o->gpu, .comm = o->comm};
+    if ((status = be->create(&ctx, &cfg)) != GMM_OK) return status;
     double seconds_setup = now_seconds() - t_phase;
     if (o->verbose >= 2)
         notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
                seconds_setup);
-    status = gmm_fit_on_context(be, ctx, seconds_setup, X, n_samples, dim, o, initial_resp,
-                                model, scores);
+    status = gmm_fit_on_context(be, ctx, seconds_setup, data, o, initial_resp, model, scores);
     be->destroy(ctx);
     return status;
 }
@@ -430,14 +465,23 @@ gmm_status gmm_fit_backend_select(const gmm_options *o, const gmm_backend **back
 gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                    gmm_model *model)
 {
-    return fit(X, n_samples, dim, options, NULL, model, NULL);
+    const gmm_data_view data = gmm_data_view_f64(X, n_samples, dim);
+    return fit(&data, options, NULL, model, NULL);
+}
+
+gmm_status gmm_fit_view(const gmm_data_view *data, const gmm_options *options, gmm_model *model,
+                        gmm_fit_scores *scores)
+{
+    if (!data || !options || !model) return gmm_error(GMM_ERR_ARG, "gmm_fit_view: NULL argument");
+    return fit(data, options, NULL, model, scores);
 }
 
 gmm_status gmm_fit_scored(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                           gmm_model *model, gmm_fit_scores *scores)
 {
     if (!scores) return gmm_error(GMM_ERR_ARG, "gmm_fit_scored: scores is NULL");
-    return fit(X, n_samples, dim, options, NULL, model, scores);
+    const gmm_data_view data = gmm_data_view_f64(X, n_samples, dim);
+    return fit(&data, options, NULL, model, scores);
 }
 
 gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
@@ -445,7 +489,8 @@ gmm_status gmm_fit_from_resp(const double *X, int64_t n_samples, int dim,
                              gmm_model *model)
 {
     if (!initial_resp) return gmm_error(GMM_ERR_ARG, "initial responsibilities are missing");
-    return fit(X, n_samples, dim, options, initial_resp, model, NULL);
+    const gmm_data_view data = gmm_data_view_f64(X, n_samples, dim);
+    return fit(&data, options, initial_resp, model, NULL);
 }
 
 gmm_status gmm_fit_from_model(const double *X, int64_t n_samples, int dim,
@@ -455,5 +500,6 @@ gmm_status gmm_fit_from_model(const double *X, int64_t n_samples, int dim,
     if (!options || !start) return gmm_error(GMM_ERR_ARG, "gmm_fit_from_model: NULL argument");
     gmm_options o = *options;
     o.init_model = start;
-    return fit(X, n_samples, dim, &o, NULL, model, NULL);
+    const gmm_data_view data = gmm_data_view_f64(X, n_samples, dim);
+    return fit(&data, &o, NULL, model, NULL);
 }

@@ -21,9 +21,9 @@ gmm_status gmm_fit_backend_select(const gmm_options *options, const gmm_backend 
  * scores. The model is zeroed first; on failure it is freed (kept on GMM_INTERRUPTED) and
  * scores freed. The context stays the caller's. */
 gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, double seconds_setup,
-                              const double *X, int64_t n_samples, int dim,
-                              const gmm_options *options, const double *initial_resp,
-                              gmm_model *model, gmm_fit_scores *scores);
+                              const gmm_data_view *data, const gmm_options *options,
+                              const double *initial_resp, gmm_model *model,
+                              gmm_fit_scores *scores);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 
 #include "kernels/gmm_status.h"
 #include "kernels/gpu.h"
+#include "models/data_view.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -222,7 +223,13 @@ typedef struct {
     gmm_cov_product cov_product;
     gmm_means_product means_product;
     gmm_cov_kernel cov_kernel;
+    int64_t memory_budget;      /* bytes the backend may hold for the data and its chunk buffers
+                                   (0: the device's free memory; the CPU: chunks of 64 MiB).
+                                   Data that does not fit stays in host memory and streams
+                                   through in chunks: the same fit, to rounding */
 } gmm_tuning;
+
+typedef struct gmm_comm gmm_comm; /* models/comm.h */
 
 typedef struct {
     int n_components;           /* K, default 1 as scikit-learn; the CLI defaults to 10 */
@@ -254,6 +261,9 @@ typedef struct {
     gmm_checkpoint_fn on_checkpoint; /* called every checkpoint_every EM iterations of an
                                         unconverged run (0 or NULL: never) */
     int checkpoint_every;
+    gmm_comm *comm;             /* NULL: one process holds all the data. Else the data is split
+                                   over comm's ranks (gmm_fit_view), which fit together and all
+                                   return the same model (models/comm.h) */
     const gmm_model *init_model; /* not NULL: one run that starts EM from this model's weights,
                                     means and precisions (an E-step under them first, as
                                     scikit-learn's warm_start) instead of options->init; its
@@ -292,6 +302,13 @@ typedef struct {
 } gmm_fit_scores;
 void gmm_fit_scores_free(gmm_fit_scores *scores); /* accepts a zeroed or freed one */
 
+/* gmm_fit_scored on a data view (models/data_view.h): the data in its stored form (image bytes,
+ * float32 or float64), converted chunk by chunk, and with options->comm this rank's row range of
+ * a data set split over ranks; every rank calls it and every rank gets the same model, the
+ * scores (may be NULL) covering its own rows. The initialisation is k-means (or the starting
+ * model of options->init_model) unless the view is float64 on one rank. */
+gmm_status gmm_fit_view(const gmm_data_view *data, const gmm_options *options, gmm_model *model,
+                        gmm_fit_scores *scores);
 /* gmm_fit, also filling scores (allocated here; free with gmm_fit_scores_free). */
 gmm_status gmm_fit_scored(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                           gmm_model *model, gmm_fit_scores *scores);

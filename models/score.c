@@ -29,7 +29,7 @@ gmm_status gmm_score_samples_on(const gmm_model *model, const double *X, int64_t
     if (!be->supports(model->covariance_type, GMM_PRECISION_FP64)) be = &gmm_backend_cpu;
     if ((proba || labels) && !(log_resp = malloc(sizeof(double) * (size_t)n_samples * K))) goto nomem;
     if (!log_likelihood && !(loglik = malloc(sizeof(double) * n_samples))) goto nomem;
-    status = be->create(&ctx, X, n_samples, model->dim, K, model->covariance_type,
+    status = gmm_backend_create_f64(be, &ctx, X, n_samples, model->dim, K, model->covariance_type,
                         GMM_PRECISION_FP64, NULL, gpu);
     if (status != GMM_OK) goto fail;
     if ((status = be->set_params(ctx, model)) != GMM_OK) goto fail;

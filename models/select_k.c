@@ -90,13 +90,14 @@ gmm_status gmm_fit_k_range(const double *X, int64_t n_samples, int dim, const gm
         o.n_components = k;
         double t0 = now_seconds();
         if (!ctx)
-            status = be->create(&ctx, X, n_samples, dim, k, o.covariance_type, o.precision,
-                                &o.tuning, o.gpu);
+            status = gmm_backend_create_f64(be, &ctx, X, n_samples, dim, k, o.covariance_type,
+                                            o.precision, &o.tuning, o.gpu);
         else
             status = be->set_n_components(ctx, k);
         if (status != GMM_OK) goto fail;
         double seconds_setup = now_seconds() - t0;
-        status = gmm_fit_on_context(be, ctx, seconds_setup, X, n_samples, dim, &o, NULL, &fitted,
+        const gmm_data_view data = gmm_data_view_f64(X, n_samples, dim);
+        status = gmm_fit_on_context(be, ctx, seconds_setup, &data, &o, NULL, &fitted,
                                     &fitted_scores);
         if (status == GMM_INTERRUPTED) gmm_model_free(&fitted);
         if (status != GMM_OK) goto fail;

@@ -119,7 +119,7 @@ START_TEST(test_fp32_estep_within_rounding_bound)
     double ll[2][N], mean[2];
     for (int p = 0; p < 2; p++) {
         gmm_backend_ctx *ctx = NULL;
-        TU_CHECK_OK(be->create(&ctx, X, N, D, K, GMM_COV_FULL,
+        TU_CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, D, K, GMM_COV_FULL,
                                p ? GMM_PRECISION_FP32 : GMM_PRECISION_FP64, NULL, NULL));
         TU_CHECK_OK(be->set_params(ctx, &m));
         TU_CHECK_OK(be->e_step(ctx, &mean[p]));
@@ -191,7 +191,7 @@ static void check_blocked_equals_whole(gmm_cov_type type)
                                K, D, lr, ll));
     gmm_backend_ctx *ctx = NULL;
     double mean;
-    TU_CHECK_OK(gmm_backend_cpu.create(&ctx, X, N, D, K, type, GMM_PRECISION_FP64, NULL, NULL));
+    TU_CHECK_OK(gmm_backend_create_f64(&gmm_backend_cpu, &ctx, X, N, D, K, type, GMM_PRECISION_FP64, NULL, NULL));
     TU_CHECK_OK(gmm_backend_cpu.set_params(ctx, &m));
     TU_CHECK_OK(gmm_backend_cpu.e_step(ctx, &mean));
     TU_CHECK_OK(gmm_backend_cpu.get_estep(ctx, got, NULL));
@@ -237,7 +237,7 @@ START_TEST(test_refusals)
     ck_assert_int_eq(gmm_fit(X, 40, 2, &o, &m), GMM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_UNSUPPORTED), "fp32"));
     gmm_backend_ctx *ctx = NULL;
-    ck_assert_int_eq(gmm_backend_cpu.create(&ctx, X, 40, 2, 2, GMM_COV_FULL, GMM_PRECISION_TF32,
+    ck_assert_int_eq(gmm_backend_create_f64(&gmm_backend_cpu, &ctx, X, 40, 2, 2, GMM_COV_FULL, GMM_PRECISION_TF32,
                                             NULL, NULL),
                      GMM_ERR_UNSUPPORTED);
     ck_assert_ptr_null(ctx);

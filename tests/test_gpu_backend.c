@@ -98,7 +98,7 @@ static void run_ops(const gmm_backend *be, const double *X, int64_t N, int d, in
     poison(r->after_resp.means, (size_t)K * d);
     poison(r->after_resp.weights, K);
 
-    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision, &g_tuning, NULL));
+    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, type, precision, &g_tuning, NULL));
     CHECK_OK(be->set_params(ctx, params));
     CHECK_OK(be->e_step(ctx, &r->ll));
     CHECK_OK(be->get_estep(ctx, r->lpn, r->log_resp));
@@ -345,7 +345,7 @@ START_TEST(test_cholesky_failure)
     }
     const gmm_backend *be = gpu();
     gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, type, GMM_PRECISION_FP64, &g_tuning, NULL));
+    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, type, GMM_PRECISION_FP64, &g_tuning, NULL));
     CHECK_OK(be->set_resp(ctx, resp));
     gmm_error_clear();
     gmm_status st = be->m_step(ctx, 0.0, NULL);

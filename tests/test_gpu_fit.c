@@ -80,14 +80,14 @@ static void check_resp_in_ctx(const gmm_backend *be, const double *X, int64_t N,
     poison(md.covariances, cn);
     poison(md.precisions_cholesky, cn);
     gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision, &g_tuning, NULL));
+    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, type, precision, &g_tuning, NULL));
     CHECK_OK(be->kmeans_lloyd(ctx, 300, ch, resp));
     CHECK_OK(be->set_resp(ctx, resp));
     CHECK_OK(be->m_step(ctx, 1e-6, NULL));
     CHECK_OK(be->get_params(ctx, &mh));
     be->destroy(ctx);
     ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, type, precision, &g_tuning, NULL));
+    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, type, precision, &g_tuning, NULL));
     CHECK_OK(be->kmeans_lloyd(ctx, 300, cd, NULL));
     CHECK_OK(be->m_step(ctx, 1e-6, NULL));
     CHECK_OK(be->get_params(ctx, &md));
@@ -147,7 +147,7 @@ static void compare_kmeans_from(const double *X, int64_t N, int d, int K,
     check_resp_in_ctx(be, X, N, d, K, precision, cc, what);
     CHECK_OK(gmm_kmeans_lloyd(X, N, d, K, 300, cc, lc, &n_iter));
     gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
+    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
     poison(resp, (size_t)N * K);
     CHECK_OK(be->kmeans_lloyd(ctx, 300, gc, resp));
     be->destroy(ctx);
@@ -240,10 +240,18 @@ static int compare_kpp(const double *X, int64_t N, int d, int K, gmm_precision p
     int64_t *ic = malloc(sizeof(int64_t) * K), *ig = malloc(sizeof(int64_t) * K);
     CHECK_OK(gmm_kmeans_plusplus(X, N, d, K, &rc, ic));
     gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(be->create(&ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
+    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
     for (int k = 0; k < K; k++) ig[k] = -1;
-    CHECK_OK(be->kmeans_plusplus(ctx, &rg, ig));
+    double *centers = malloc(sizeof(double) * K * d);
+    CHECK_OK(be->kmeans_plusplus(ctx, &rg, ig, centers));
     be->destroy(ctx);
+    for (int k = 0; k < K; k++) /* the seeds handed back are the rows of their indices */
+        if (ig[k] >= 0 && ig[k] < N)
+            for (int j = 0; j < d; j++)
+                ck_assert_msg(fabs(centers[k * d + j] - X[ig[k] * d + j]) <=
+                                  (precision == GMM_PRECISION_FP64 ? 0.0 : 1e-6),
+                              "%s: seed %d is not row %lld", what, k, (long long)ig[k]);
+    free(centers);
     int diff = 0, first = -1;
     for (int k = 0; k < K; k++) {
         ck_assert_msg(ig[k] >= 0 && ig[k] < N, "%s: seed %d out of range", what, k);
