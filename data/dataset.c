@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "data/idx.h"
@@ -64,68 +65,68 @@ static void find_labels_beside(const char *images_path, char *labels, size_t siz
     }
 }
 
-static gmm_status load_files(const char *images_path, const char *labels_path, dataset *out)
+/* The images of [first, first + count) (count < 0: all) and their labels. */
+static gmm_status load_files(const char *images_path, const char *labels_path, int64_t first,
+                             int64_t count, int map, dataset *out)
 {
     gmm_status st;
     idx_array images = {0}, labels = {0};
-
-    st = idx_read_images(images_path, &images);
+    st = idx_read_range(images_path, 3, first, count, map, &images);
     if (st != GMM_OK) goto fail;
     if (labels_path[0]) {
-        st = idx_read_labels(labels_path, &labels);
-        if (st != GMM_OK) goto fail;
-        if (labels.n_items != images.n_items) {
+        /* the label file's header first: it must promise as many items as the images' */
+        st = idx_read_range(labels_path, 1, 0, 0, 0, &labels);
+        if (st == GMM_OK && labels.n_total != images.n_total)
             st = gmm_error(GMM_ERR_FORMAT,
                            "%s has %d labels but %s has %d images; the two files do not belong "
                            "together",
-                           labels_path, labels.n_items, images_path, images.n_items);
-            goto fail;
-        }
+                           labels_path, labels.n_total, images_path, images.n_total);
+        if (st == GMM_OK && images.n_items > 0)
+            st = idx_read_range(labels_path, 1, first, images.n_items, 0, &labels);
+        if (st != GMM_OK) goto fail;
     }
     out->n_samples = images.n_items;
+    out->n_total = images.n_total;
+    out->first = images.first;
     out->rows = images.rows;
     out->cols = images.cols;
     out->pixels = images.data;
+    out->pixels_map = images.map;
+    out->map_len = images.map_len;
     out->labels = labels.data; /* NULL when there was no label file */
     snprintf(out->images_path, sizeof out->images_path, "%s", images_path);
     snprintf(out->labels_path, sizeof out->labels_path, "%s", labels_path);
     return GMM_OK;
-
 fail:
     idx_free(&images);
     idx_free(&labels);
     return st;
 }
 
-gmm_status dataset_load(const char *path, dataset_split split, dataset *out)
+/* The split's image file (and the label file beside it, or "") for a directory or a file. */
+static gmm_status find_files(const char *path, dataset_split split, char *images_path,
+                             char *labels_path, size_t size)
 {
-    if (!out) return gmm_error(GMM_ERR_ARG, "dataset_load: NULL output");
-    memset(out, 0, sizeof *out);
     if (!path || !*path) return gmm_error(GMM_ERR_ARG, "dataset_load: empty path");
     if (split != DATASET_TRAIN && split != DATASET_TEST)
         return gmm_error(GMM_ERR_ARG, "dataset_load: unknown split %d", (int)split);
-
-    char images_path[sizeof out->images_path], labels_path[sizeof out->labels_path];
     struct stat sb;
     if (stat(path, &sb) != 0) {
         if (errno == ENOENT) return gmm_error(GMM_ERR_IO, "%s: no such file or directory", path);
         return gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
     }
     if (!S_ISDIR(sb.st_mode)) {
-        if (strlen(path) >= sizeof images_path)
-            return gmm_error(GMM_ERR_ARG, "%s: path too long", path);
-        snprintf(images_path, sizeof images_path, "%s", path);
-        find_labels_beside(images_path, labels_path, sizeof labels_path);
-        return load_files(images_path, labels_path, out);
+        if (strlen(path) >= size) return gmm_error(GMM_ERR_ARG, "%s: path too long", path);
+        snprintf(images_path, size, "%s", path);
+        find_labels_beside(images_path, labels_path, size);
+        return GMM_OK;
     }
-
     const char *sep = ends_with(path, "/") ? "" : "/";
     const char *const *names = image_names[split];
     images_path[0] = '\0';
     for (int i = 0; i < 4; i++) {
-        int n = snprintf(images_path, sizeof images_path, "%s%s%s", path, sep, names[i]);
-        if (n < 0 || (size_t)n >= sizeof images_path)
-            return gmm_error(GMM_ERR_ARG, "%s: path too long", path);
+        int n = snprintf(images_path, size, "%s%s%s", path, sep, names[i]);
+        if (n < 0 || (size_t)n >= size) return gmm_error(GMM_ERR_ARG, "%s: path too long", path);
         if (is_regular_file(images_path)) break;
         images_path[0] = '\0';
     }
@@ -135,8 +136,24 @@ gmm_status dataset_load(const char *path, dataset_split split, dataset *out)
                          "gmm-download-mnist %s fetches MNIST",
                          path, split == DATASET_TRAIN ? "training" : "test", names[0], names[1],
                          names[2], names[3], path);
-    find_labels_beside(images_path, labels_path, sizeof labels_path);
-    return load_files(images_path, labels_path, out);
+    find_labels_beside(images_path, labels_path, size);
+    return GMM_OK;
+}
+
+gmm_status dataset_load(const char *path, dataset_split split, dataset *out)
+{
+    return dataset_load_range(path, split, 0, -1, 0, out);
+}
+
+gmm_status dataset_load_range(const char *path, dataset_split split, int64_t first, int64_t count,
+                              int map, dataset *out)
+{
+    if (!out) return gmm_error(GMM_ERR_ARG, "dataset_load: NULL output");
+    memset(out, 0, sizeof *out);
+    char images_path[sizeof out->images_path], labels_path[sizeof out->labels_path];
+    gmm_status st = find_files(path, split, images_path, labels_path, sizeof images_path);
+    if (st != GMM_OK) return st;
+    return load_files(images_path, labels_path, first, count, map, out);
 }
 
 gmm_status dataset_image_dim(const dataset *ds, int *dim)
@@ -161,9 +178,10 @@ void dataset_truncate(dataset *ds, int n)
 {
     if (!ds || n <= 0 || n >= ds->n_samples) return;
     ds->n_samples = n;
+    if (ds->first == 0) ds->n_total = n;
     /* Give the tail back; keeping the larger blocks is harmless if the shrink fails. */
     size_t pixel_bytes = (size_t)n * (size_t)ds->rows * (size_t)ds->cols;
-    uint8_t *p = realloc(ds->pixels, pixel_bytes);
+    uint8_t *p = ds->pixels_map ? NULL : realloc(ds->pixels, pixel_bytes);
     if (p) ds->pixels = p;
     if (ds->labels) {
         uint8_t *l = realloc(ds->labels, (size_t)n);
@@ -192,7 +210,10 @@ gmm_status dataset_to_double(const dataset *ds, double **out)
 void dataset_free(dataset *ds)
 {
     if (!ds) return;
-    free(ds->pixels);
+    if (ds->pixels_map)
+        munmap(ds->pixels_map, ds->map_len);
+    else
+        free(ds->pixels);
     free(ds->labels);
     memset(ds, 0, sizeof *ds);
 }

@@ -3,6 +3,7 @@
 #ifndef GMM_DATASET_H
 #define GMM_DATASET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernels/gmm_status.h"
@@ -20,12 +21,22 @@ typedef struct {
     uint8_t *labels;      /* n_samples, or NULL when no label file was found */
     char images_path[1024];
     char labels_path[1024]; /* empty when no labels */
+    int n_total;          /* the images of the file (n_samples when all were read) */
+    int first;            /* the index of the first image read */
+    void *pixels_map;     /* a memory-mapped raw file that pixels points into, or NULL */
+    size_t map_len;
 } dataset;
 
 /* path is a directory (the split's files are looked up in it, .gz or raw) or an IDX image file
  * (labels looked up beside it: "...-images-idx3-ubyte" -> "...-labels-idx1-ubyte"; split is then
  * ignored). A missing directory or file is GMM_ERR_IO with a clear detail. */
 gmm_status dataset_load(const char *path, dataset_split split, dataset *out);
+
+/* Images [first, first + count) of the split (count < 0: to the end; count 0: none, only
+ * n_total, rows and cols are filled) and their labels: a rank's share. map: a raw image file is
+ * memory-mapped rather than read (pixels points into the mapping; dataset_free unmaps it). */
+gmm_status dataset_load_range(const char *path, dataset_split split, int64_t first, int64_t count,
+                              int map, dataset *out);
 
 /* The largest image, in values, that the programs take (4096 x 4096): far above any image set
  * a Gaussian mixture is fitted to, and small enough that K x d x d stays an honest error. */

@@ -2,7 +2,9 @@
  * by member through zlib (bytes after the last member are an error); a well-formed single-member
  * .gz file is inflated in one piece by libdeflate when the build has it (data/gunzip.h), several
  * times faster. Only regular files are opened, and a header promising more than the machine's
- * memory fails before anything is allocated. */
+ * memory fails before anything is allocated. A row range of the items can be read alone (a rank's
+ * share of a distributed fit): a raw file is then memory-mapped, not read, and a gzip file is
+ * inflated only as far as the range's end. */
 #include "data/idx.h"
 
 #include "data/file_open.h"
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -240,7 +243,9 @@ static gmm_status gz_read_full(idx_source *src, const char *path, void *buf, siz
     return src_read(src, buf, len, got);
 }
 
-static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
+/* Items [first, first + want) of the file (want < 0: to the end); map: a raw file is mapped. */
+static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64_t want, int map,
+                           idx_array *out)
 {
     gmm_status st = GMM_OK;
     idx_source src = {0};
@@ -359,8 +364,26 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
                        path, count, rows, cols);
         goto fail;
     }
-    const uint64_t data_bytes = (uint64_t)count * item_bytes;
-    const uint64_t expected_len = header_len + data_bytes;
+    const uint64_t expected_len = header_len + (uint64_t)count * item_bytes;
+    if (first < 0 || first > (int64_t)count || (want >= 0 && want > (int64_t)count - first)) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: items [%lld, %lld) asked for, but the header declares "
+                       "%" PRIu32 " items", path, (long long)first,
+                       (long long)(want < 0 ? (int64_t)count : first + want), count);
+        goto fail;
+    }
+    const uint64_t n_range = want < 0 ? (uint64_t)count - (uint64_t)first : (uint64_t)want;
+    const int to_end = (uint64_t)first + n_range == count; /* the trailing check applies */
+    const uint64_t skip_bytes = (uint64_t)first * item_bytes;
+    const uint64_t data_bytes = n_range * item_bytes; /* what is read */
+    if (n_range == 0) { /* the header alone: how many items there are */
+        if (src.zs_live) inflateEnd(&src.zs);
+        free(src.in);
+        free(src.mem);
+        close(fd);
+        *out = (idx_array){.n_total = (int)count, .first = (int)first, .rows = (int)rows,
+                           .cols = (int)cols};
+        return GMM_OK;
+    }
     /* Programs index an image's values with an int: its size must fit one. */
     if (item_bytes > INT_MAX) {
         st = gmm_error(GMM_ERR_FORMAT,
@@ -400,6 +423,46 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
         goto fail;
     }
 
+    if (map && !compressed) {
+        /* the pages are the file's: nothing is read or copied until the fit touches them */
+        void *m = mmap(NULL, (size_t)expected_len, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) {
+            st = gmm_error(GMM_ERR_IO, "%s: cannot map the file: %s", path, strerror(errno));
+            goto fail;
+        }
+        close(fd);
+        out->n_items = (int)n_range;
+        out->n_total = (int)count;
+        out->first = (int)first;
+        out->rows = (int)rows;
+        out->cols = (int)cols;
+        out->data = (uint8_t *)m + header_len + skip_bytes;
+        out->map = m;
+        out->map_len = (size_t)expected_len;
+        return GMM_OK;
+    }
+    if (skip_bytes > 0 && !compressed) {
+        if (lseek(fd, (off_t)(header_len + skip_bytes), SEEK_SET) < 0) {
+            st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+            goto fail;
+        }
+        src.in_pos = src.in_len; /* what the first fill read is before the range */
+    }
+    for (uint64_t skipped = 0; skip_bytes > 0 && compressed && skipped < skip_bytes;) {
+        unsigned char scratch[1 << 16];
+        size_t ask = skip_bytes - skipped < sizeof scratch ? (size_t)(skip_bytes - skipped)
+                                                           : sizeof scratch;
+        st = gz_read_full(gz, path, scratch, ask, &got, header_len + skipped, expected_len);
+        if (st != GMM_OK) goto fail;
+        if (got < ask) {
+            st = gmm_error(GMM_ERR_FORMAT, "%s: truncated: the content ends after %" PRIu64
+                           " of the %" PRIu64 " bytes that the header declares", path,
+                           header_len + skipped + got, expected_len);
+            goto fail;
+        }
+        skipped += got;
+    }
+
     /* in memory already: the length is known, so one allocation of what the header claims when
      * the content holds that much */
     size_t cap = compressed && data_bytes > IDX_FIRST_ALLOC &&
@@ -413,7 +476,7 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     }
     size_t have = 0;
     for (;;) {
-        st = gz_read_full(gz, path, data + have, cap - have, &got, header_len + have,
+        st = gz_read_full(gz, path, data + have, cap - have, &got, header_len + skip_bytes + have,
                           expected_len);
         have += got;
         if (st != GMM_OK) goto fail;
@@ -431,8 +494,9 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     if (have < data_bytes) {
         st = gmm_error(GMM_ERR_FORMAT,
                        "%s: truncated: header declares %" PRIu32 " items of %" PRIu32 "x%" PRIu32
-                       " (%" PRIu64 " bytes of data) but only %zu bytes follow the header",
-                       path, count, rows, cols, data_bytes, have);
+                       " (%" PRIu64 " bytes of data) but only %" PRIu64 " bytes follow the header",
+                       path, count, rows, cols, (uint64_t)count * item_bytes,
+                       (uint64_t)(skip_bytes + have));
         goto fail;
     }
 
@@ -440,7 +504,7 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
      * stream cut between the last data byte and its CRC trailer, and bytes after the stream. */
     unsigned char extra[4096];
     uint64_t n_extra = 0;
-    for (;;) {
+    for (; to_end;) {
         st = src_read(&src, extra, sizeof extra, &got);
         if (st != GMM_OK) goto fail;
         if (got == 0) break;
@@ -460,7 +524,9 @@ static gmm_status idx_read(const char *path, int want_dims, idx_array *out)
     free(src.in);
     free(src.mem);
     close(fd);
-    out->n_items = (int)count;
+    out->n_items = (int)n_range;
+    out->n_total = (int)count;
+    out->first = (int)first;
     out->rows = (int)rows;
     out->cols = (int)cols;
     out->data = data;
@@ -475,9 +541,22 @@ fail:
     return st;
 }
 
-gmm_status idx_read_images(const char *path, idx_array *out) { return idx_read(path, 3, out); }
+gmm_status idx_read_images(const char *path, idx_array *out)
+{
+    return idx_read(path, 3, 0, -1, 0, out);
+}
 
-gmm_status idx_read_labels(const char *path, idx_array *out) { return idx_read(path, 1, out); }
+gmm_status idx_read_labels(const char *path, idx_array *out)
+{
+    return idx_read(path, 1, 0, -1, 0, out);
+}
+
+gmm_status idx_read_range(const char *path, int want_dims, int64_t first, int64_t count, int map,
+                          idx_array *out)
+{
+    if (want_dims != 1 && want_dims != 3) return gmm_error(GMM_ERR_ARG, "idx: dims must be 1 or 3");
+    return idx_read(path, want_dims, first, count, map, out);
+}
 
 static gmm_status idx_write(const char *path, const uint8_t *data, int n_dims, int n_items,
                             int rows, int cols, int gzip)
@@ -546,6 +625,9 @@ gmm_status idx_write_labels(const char *path, const uint8_t *labels, int n_items
 void idx_free(idx_array *array)
 {
     if (!array) return;
-    free(array->data);
+    if (array->map)
+        munmap(array->map, array->map_len);
+    else
+        free(array->data);
     memset(array, 0, sizeof *array);
 }

@@ -5,6 +5,7 @@
 #ifndef GMM_IDX_H
 #define GMM_IDX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernels/gmm_status.h"
@@ -14,15 +15,26 @@ extern "C" {
 #endif
 
 typedef struct {
-    int n_items;     /* from the header */
+    int n_items;     /* the items read (all that the header declares, or a range of them) */
     int rows, cols;  /* image shape; 1 x 1 for labels */
     uint8_t *data;   /* n_items * rows * cols bytes */
+    int n_total;     /* the items the header declares */
+    int first;       /* the index of the first item read */
+    void *map;       /* a mapped raw file (data points into it), or NULL */
+    size_t map_len;
 } idx_array;
 
 /* Reads an idx3 unsigned-byte image file (gzip detected by its magic bytes, not its name). */
 gmm_status idx_read_images(const char *path, idx_array *out);
 /* Reads an idx1 unsigned-byte label file. */
 gmm_status idx_read_labels(const char *path, idx_array *out);
+/* Items [first, first + count) of an idx3 image (want_dims 3) or idx1 label (1) file (count < 0:
+ * to the end): a rank's share of a distributed fit, read without holding the rest. The whole
+ * file is checked as far as it is cheap (a raw file's length against its header); a gzip file is
+ * inflated up to the range's end only. map: a raw file is memory-mapped instead of read (data
+ * points into the mapping; idx_free unmaps it). */
+gmm_status idx_read_range(const char *path, int want_dims, int64_t first, int64_t count, int map,
+                          idx_array *out);
 /* Writes images (gzip when gzip != 0). */
 gmm_status idx_write_images(const char *path, const uint8_t *pixels, int n_items, int rows,
                             int cols, int gzip);

@@ -431,6 +431,74 @@ START_TEST(test_fast_gunzip)
 }
 END_TEST
 
+/* Row ranges (a rank's share): the same bytes as the slice of the whole file, raw (read and
+ * memory-mapped) and gzip; the header alone with count 0; a range past the end refused; a gzip
+ * file cut after a range reads that range but not one that reaches the cut. */
+START_TEST(test_ranges)
+{
+    const uint32_t count = 37, rows = 3, cols = 5, item = rows * cols;
+    size_t len;
+    unsigned char *file = make_images(0x00000803, count, rows, cols, count * item, &len);
+    for (size_t i = 16; i < len; i++) file[i] = (unsigned char)(i * 131 % 251);
+    char *raw = tmp("range-images"), *gz = tmp("range-images.gz"), *cut = tmp("cut-images.gz");
+    write_file(raw, file, len);
+    write_gz(gz, file, len);
+    const int64_t ranges[][2] = {{0, 37}, {0, 13}, {13, 12}, {25, 12}, {36, 1}, {5, -1}};
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+        const char *paths[] = {raw, raw, gz};
+        for (int form = 0; form < 3; form++) {
+            idx_array a = {0};
+            ck_assert_int_eq(idx_read_range(paths[form], 3, ranges[r][0], ranges[r][1], form == 1,
+                                            &a), GMM_OK);
+            int64_t n = ranges[r][1] < 0 ? count - ranges[r][0] : ranges[r][1];
+            ck_assert_int_eq(a.n_items, n);
+            ck_assert_int_eq(a.n_total, count);
+            ck_assert_int_eq(a.first, ranges[r][0]);
+            ck_assert(form == 1 ? a.map != NULL : a.map == NULL);
+            ck_assert_int_eq(memcmp(a.data, file + 16 + ranges[r][0] * item, (size_t)n * item), 0);
+            idx_free(&a);
+        }
+    }
+    idx_array h = {0};
+    ck_assert_int_eq(idx_read_range(gz, 3, 0, 0, 0, &h), GMM_OK);
+    ck_assert_int_eq(h.n_total, count);
+    ck_assert_int_eq(h.rows, rows);
+    ck_assert_ptr_null(h.data);
+    ck_assert_int_eq(idx_read_range(raw, 3, 30, 8, 0, &h), GMM_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_FORMAT), "items [30, 38)"));
+    ck_assert_int_eq(idx_read_range(raw, 3, -1, 2, 1, &h), GMM_ERR_FORMAT);
+    /* the gzip stream cut within item 30: items [0, 20) still read, [20, 37) do not */
+    size_t gz_len;
+    unsigned char *packed = read_file(gz, &gz_len);
+    unsigned char *whole = malloc(len);
+    z_stream zs = {0};
+    ck_assert_int_eq(inflateInit2(&zs, 16 + MAX_WBITS), Z_OK);
+    size_t keep = 0;
+    for (keep = 20; keep < gz_len; keep++) { /* the shortest prefix that inflates past item 30 */
+        inflateReset(&zs);
+        zs.next_in = packed;
+        zs.avail_in = (uInt)keep;
+        zs.next_out = whole;
+        zs.avail_out = (uInt)len;
+        inflate(&zs, Z_SYNC_FLUSH);
+        if (zs.total_out > 16 + 30 * item) break;
+    }
+    inflateEnd(&zs);
+    write_file(cut, packed, keep);
+    ck_assert_int_eq(idx_read_range(cut, 3, 0, 20, 0, &h), GMM_OK);
+    ck_assert_int_eq(memcmp(h.data, file + 16, 20 * item), 0);
+    idx_free(&h);
+    ck_assert_int_eq(idx_read_range(cut, 3, 20, 17, 0, &h), GMM_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_FORMAT), "truncated"));
+    free(packed);
+    free(whole);
+    free(file);
+    free(raw);
+    free(gz);
+    free(cut);
+}
+END_TEST
+
 static Suite *idx_suite(void)
 {
     Suite *s = suite_create("idx");
@@ -451,6 +519,7 @@ static Suite *idx_suite(void)
     tcase_add_test(tc, test_absurd_sizes);
     tcase_add_test(tc, test_write_errors);
     tcase_add_test(tc, test_real_mnist);
+    tcase_add_test(tc, test_ranges);
     suite_add_tcase(s, tc);
     return s;
 }
