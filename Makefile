@@ -7,6 +7,7 @@
 #   make demo         install missing packages (apt-get), find or fetch data, train, predict
 #   make examples     regenerate the README's pictures in data/examples/ from MNIST_DIR
 #   CUDA=0|1          force the CUDA backend off or on (default: on when nvcc is found)
+#   MPI=0|1           build the programs with Open MPI for mpirun (default: on when mpicc is found)
 #   CUDA_ARCH=sm_90   build CUDA code for one architecture only
 #   BUILD=dir BIN=dir where objects and programs go (default build/ and bin/)
 #   make install PREFIX=/usr/local [DESTDIR=]   programs, libgmm.so/.a, gmm/gmm.h, gmm.pc, man pages
@@ -43,6 +44,21 @@ $(error CUDA=1 but nvcc was not found; install the CUDA toolkit or use CUDA=0)
 endif
 endif
 
+# MPI (Open MPI's mpicc): the programs run distributed under mpirun when it is found; MPI=0|1
+# overrides. The library itself never links MPI (app/cli_mpi.c gives it a gmm_comm). The fuzz
+# and sanitizer builds go without (Open MPI's start-up allocations would read as leaks).
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+ifeq ($(origin MPI),undefined)
+MPI := $(if $(filter 1,$(FUZZ) $(SANITIZE)),0,$(if $(MPICC),1,0))
+endif
+ifeq ($(MPI),1)
+ifeq ($(MPICC),)
+$(error MPI=1 but mpicc was not found; install Open MPI (apt-get install libopenmpi-dev openmpi-bin) or use MPI=0)
+endif
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile)
+MPI_LIBS := $(shell $(MPICC) --showme:link)
+endif
+
 HAVE_OPENMP := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1 || echo 0)
 HAVE_OPENBLAS := $(shell $(PKG_CONFIG) --exists openblas 2>/dev/null && echo 1 || echo 0)
 HAVE_LAPACKE := $(shell (test -f /usr/include/lapacke.h || $(PKG_CONFIG) --exists lapacke 2>/dev/null) && echo 1 || echo 0)
@@ -54,7 +70,7 @@ HAVE_LIBDEFLATE := $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null && echo
 define yesno
 $(if $(filter 1,$(1)),yes,no)
 endef
-PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) libdeflate=$(call yesno,$(HAVE_LIBDEFLATE)) sanitize=$(SANITIZE)
+PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) libdeflate=$(call yesno,$(HAVE_LIBDEFLATE)) mpi=$(call yesno,$(MPI)) sanitize=$(SANITIZE)
 ifeq ($(filter-out help clean,$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
 $(info gmm build: $(PROBE_LINE))
 endif
@@ -113,7 +129,7 @@ endif
 # Objects remember the configuration they were built with: when CUDA, SANITIZE or the flags
 # change, everything is rebuilt (a CPU-only object must never be linked into a CUDA build).
 CONFIG_STAMP := $(BUILD)/config.stamp
-CONFIG_LINE := CUDA=$(CUDA) LIBDEFLATE=$(HAVE_LIBDEFLATE) SANITIZE=$(SANITIZE) FUZZ=$(FUZZ) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
+CONFIG_LINE := CUDA=$(CUDA) MPI=$(MPI) LIBDEFLATE=$(HAVE_LIBDEFLATE) SANITIZE=$(SANITIZE) FUZZ=$(FUZZ) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && (echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP)))
 endif
@@ -130,7 +146,7 @@ LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(LIB_DIR
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 LIB := $(BUILD)/libgmm.a
 
-APP_SUPPORT_C := $(filter-out app/gmm_%.c,$(wildcard app/*.c))
+APP_SUPPORT_C := $(filter-out app/gmm_%.c $(if $(filter 1,$(MPI)),app/cli_mpi_nompi.c,app/cli_mpi.c),$(wildcard app/*.c))
 APP_SUPPORT_OBJ := $(APP_SUPPORT_C:%.c=$(BUILD)/%.o)
 APP_MAIN_C := $(wildcard app/gmm_*.c)
 PROGRAMS := $(patsubst app/gmm_%.c,$(BIN)/gmm-%,$(APP_MAIN_C)) $(BIN)/gmm-bench
@@ -195,7 +211,10 @@ $(BIN)/gmm-bench: $(BUILD)/bench/gmm_bench.o $(BENCH_LIB) $(LIB)
 
 $(BIN)/gmm-%: $(BUILD)/app/gmm_%.o $(APP_SUPPORT_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
+
+$(BUILD)/app/cli_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
+$(BUILD)/tests/test_mpi.o: CPPFLAGS += -DGMM_BUILT_WITH_MPI=$(MPI)
 
 $(BIN)/gmm-download-mnist: data/download_mnist.sh
 	@mkdir -p $(dir $@)
@@ -212,7 +231,7 @@ $(BUILD)/app/%.nomain.o: app/%.c $(CONFIG_STAMP)
 .SECONDEXPANSION:
 $(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(LIB)
 	@mkdir -p $(dir $@)

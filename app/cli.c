@@ -69,6 +69,27 @@ int cli_parse_double(const char *option, const char *text, double min, double *o
     return 0;
 }
 
+int cli_parse_bytes(const char *option, const char *text, long long *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    double unit = !*end ? 1 : !strcmp(end, "K") || !strcmp(end, "k") ? 1024.0
+                             : !strcmp(end, "M") ? 1048576.0
+                             : !strcmp(end, "G") ? 1073741824.0 : 0;
+    if (!*text || errno || !isfinite(v) || unit == 0 || end == text) {
+        cli_error("%s expects a size in bytes (K, M, G suffixes), got '%s'", option, text);
+        return -1;
+    }
+    v *= unit;
+    if (v < 1 || v > 9.0e18) {
+        cli_error("%s must be between 1 byte and 8 EiB, got '%s'", option, text);
+        return -1;
+    }
+    *out = (long long)v;
+    return 0;
+}
+
 void cli_progress(void *user, int init_index, int iteration, double lower_bound, double change,
                   double seconds)
 {

@@ -20,6 +20,8 @@ int cli_fail(gmm_status status);
  * the option and return -1. */
 int cli_parse_int(const char *option, const char *text, long long min, long long max, long long *out);
 int cli_parse_double(const char *option, const char *text, double min, double *out);
+/* A byte count with an optional K, M or G suffix (powers of 1024): "512M", "2.5G". */
+int cli_parse_bytes(const char *option, const char *text, long long *out);
 
 /* Library callbacks: progress lines on stdout (unless quiet), notices on stderr. */
 typedef struct {

@@ -16,6 +16,7 @@
 #include "app/images.h"
 #include "app/pca_apply.h"
 #include "app/spectral_space.h"
+#include "app/train_scale.h"
 #include "app/report.h"
 #include "app/select_k_report.h"
 #include "app/summary_json.h"
@@ -56,7 +57,9 @@ static int stop_was_requested(void *user)
     return stop_requested != 0;
 }
 
-static void install_stop_handlers(void)
+/* SIGINT and SIGTERM; under mpirun SIGINT only (Ctrl-C reaches every rank, which stop together),
+ * since mpirun ends the other ranks of a failed one with SIGTERM. */
+static void install_stop_handlers(int with_sigterm)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -66,7 +69,7 @@ static void install_stop_handlers(void)
     sigaddset(&sa.sa_mask, SIGTERM);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    if (with_sigterm) sigaction(SIGTERM, &sa, NULL);
 }
 
 /* What the library does not know about a model and the file records: the image shape, the
@@ -156,6 +159,15 @@ int main(int argc, char **argv)
     gmm_train_args args;
     int parsed = gmm_train_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;
+    cli_mpi mpi;
+    int mpi_rc = cli_mpi_start(&argc, &argv, &mpi);
+    if (mpi_rc) return mpi_rc;
+    if (train_scale_wanted(&args, &mpi)) {
+        install_stop_handlers(mpi.size <= 1);
+        int scale_rc = train_scale_run(&args, &mpi, stop_was_requested);
+        cli_mpi_finish(&mpi);
+        return scale_rc;
+    }
     gmm_options opt = args.opt;
     const char *output = args.output, *png = args.png, *images_dir = args.images_dir,
                *diag_dir = args.diag_dir, *data_path = args.data_path, *init_from = args.init_from;
@@ -313,7 +325,7 @@ int main(int argc, char **argv)
                gmm_knn_neighbors(&opt), (long long)(ds.n_samples < graph ? ds.n_samples : graph));
         fflush(stdout);
     }
-    install_stop_handlers(); /* before this an interrupt ends the program as usual */
+    install_stop_handlers(1); /* before this an interrupt ends the program as usual */
     if (args.k_is_range) {
         st = select_k_fit(&args, X, ds.n_samples, dim, blur, projection, &opt, &k_fits, &model, &fit_scores,
                           args.json_path ? iter_log_mark_k : NULL, &iterations);

@@ -21,6 +21,7 @@ typedef struct {
     gmm_k_range k_range;        /* k_first, k_last, k_step, criterion (--select) */
     const char *bic_png;        /* --bic-png: BIC and AIC against K ("" none) */
     const char *json_path;      /* --json FILE, or NULL */
+    int gpus;                   /* --gpus: 0 not given (one GPU), -1 all, else N */
 } gmm_train_args;
 
 /* Parses argv into args. Returns -1 when the program should go on, otherwise the exit code

@@ -51,6 +51,11 @@ static void usage(FILE *out)
             "  --device D             auto (default: GPU if present), cpu, gpu\n"
             "  --precision P          fp64 (default), fp32 (full/tied on the CPU), tf32 (GPU\n"
             "                         only); fp32/tf32 are faster and less exact\n"
+            "  --gpus N|all           split the rows over N GPUs of this host (NCCL sums the\n"
+            "                         statistics); the same model as one GPU\n"
+            "  --device-memory BYTES  memory the fit may hold for the data and its buffers\n"
+            "                         (K, M, G suffixes; default: what the device has free);\n"
+            "                         data that does not fit streams from host memory\n"
             "  -o, --output FILE      model file (default model.bin)\n"
             "  --png FILE             PNG grid of the cluster means (default means.png;\n"
             "                         --png '' writes none)\n"
@@ -79,14 +84,21 @@ static void usage(FILE *out)
             "Interrupting (Ctrl-C, SIGTERM) during the fit finishes the current EM iteration,\n"
             "writes the model so far (not converged) and exits with 130; a second interrupt\n"
             "exits at once, writing nothing. Exit codes: 0 done, 1 bad usage, 2 bad data or\n"
-            "failed fit, 130 interrupted.\n");
+            "failed fit, 130 interrupted.\n"
+            "\n"
+            "Under mpirun (Open MPI) every rank reads its own row range of the file, the\n"
+            "statistics are summed over the ranks (MPI on the CPU, NCCL between one GPU per\n"
+            "rank) and rank 0 writes the model, the pictures and the progress. Such a fit, or\n"
+            "one over --gpus, keeps the images as bytes and starts from --init kmeans; --pca,\n"
+            "--space spectral, --blur, -k A:B, --images, --diagnostics and --json need all the\n"
+            "data in one process.\n");
 }
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
-       OPT_SPECTRAL_DIMS };
+       OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY };
 
 /* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
 static int parse_k_range(const char *text, gmm_k_range *range)
@@ -123,7 +135,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     int whiten = 0, spectral = 0;
     const char *init_from = NULL;
     long long limit = 0, v;
-    int quiet = 0, k_given = 0, cov_given = 0, timings = 0, k_is_range = 0;
+    int quiet = 0, k_given = 0, cov_given = 0, timings = 0, k_is_range = 0, gpus = 0;
     gmm_k_range k_range = {0};
     const char *bic_png = "bic.png", *json_path = NULL;
     static const struct option longopts[] = {
@@ -145,6 +157,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"pca", required_argument, 0, OPT_PCA}, {"whiten", no_argument, 0, OPT_WHITEN},
         {"space", required_argument, 0, OPT_SPACE},
         {"spectral-dims", required_argument, 0, OPT_SPECTRAL_DIMS},
+        {"gpus", required_argument, 0, OPT_GPUS},
+        {"device-memory", required_argument, 0, OPT_DEVICE_MEMORY},
         {"select", required_argument, 0, OPT_SELECT},
         {"bic-png", required_argument, 0, OPT_BIC_PNG}, {"json", required_argument, 0, OPT_JSON},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -259,6 +273,15 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             if (cli_parse_int("--spectral-dims", optarg, 1, 1000, &v)) return 1;
             opt.spectral_dims = (int)v;
             break;
+        case OPT_GPUS:
+            if (!strcmp(optarg, "all")) gpus = -1;
+            else if (cli_parse_int("--gpus", optarg, 1, 64, &v)) return 1;
+            else gpus = (int)v;
+            break;
+        case OPT_DEVICE_MEMORY:
+            if (cli_parse_bytes("--device-memory", optarg, &v)) return 1;
+            opt.tuning.memory_budget = v;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default:
@@ -288,7 +311,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (k_is_range && opt.checkpoint_every > 0)
         return cli_error("--checkpoint writes one model as it is fitted: not with a K range");
     if (k_is_range) opt.n_components = k_range.k_first;
-    *args = (gmm_train_args){.opt = opt, .output = output, .png = png, .images_dir = images_dir,
+    if (gpus != 0 && opt.device == GMM_DEVICE_CPU)
+        return cli_error("--gpus and --device cpu contradict each other");
+    *args = (gmm_train_args){.gpus = gpus, .opt = opt, .output = output, .png = png, .images_dir = images_dir,
                              .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
                              .limit = limit, .quiet = quiet, .timings = timings,
                              .init_from = init_from,

@@ -1,0 +1,136 @@
+/* The programs' MPI over Open MPI (see cli_mpi.h). Sums are MPI_Reduce to rank 0 and MPI_Bcast
+ * back, so that every rank holds the same bits (an all-reduce need not promise that). */
+#include "app/cli_mpi.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+
+/* Open MPI's counts are int: large buffers go in slices. */
+#define SLICE ((size_t)1 << 28)
+
+int cli_mpi_launched(void)
+{
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return i == 2 || atoi(v) > 1;
+    }
+    return 0;
+}
+
+static gmm_status mpi_status(int rc, const char *what)
+{
+    if (rc == MPI_SUCCESS) return GMM_OK;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    return gmm_error(GMM_ERR_IO, "%s failed: %s", what, text);
+}
+
+static gmm_status reduce(gmm_comm *comm, double *buf, size_t n, MPI_Op op)
+{
+    (void)comm;
+    double *tmp = malloc(sizeof(double) * (n < SLICE ? n : SLICE));
+    if (!tmp) return gmm_error(GMM_ERR_NOMEM, "out of memory for a sum over ranks");
+    gmm_status status = GMM_OK;
+    for (size_t at = 0; at < n && status == GMM_OK; at += SLICE) {
+        int m = (int)(n - at < SLICE ? n - at : SLICE);
+        status = mpi_status(MPI_Reduce(buf + at, tmp, m, MPI_DOUBLE, op, 0, MPI_COMM_WORLD),
+                            "MPI_Reduce");
+        if (status == GMM_OK && comm->rank == 0) memcpy(buf + at, tmp, sizeof(double) * m);
+        if (status == GMM_OK)
+            status = mpi_status(MPI_Bcast(buf + at, m, MPI_DOUBLE, 0, MPI_COMM_WORLD),
+                                "MPI_Bcast");
+    }
+    free(tmp);
+    return status;
+}
+
+static gmm_status mpi_sum(gmm_comm *comm, double *buf, size_t n) { return reduce(comm, buf, n, MPI_SUM); }
+static gmm_status mpi_max(gmm_comm *comm, double *buf, size_t n) { return reduce(comm, buf, n, MPI_MAX); }
+
+static void mpi_abort(gmm_comm *comm, gmm_status status)
+{
+    fprintf(stderr, "%s: error: rank %d of %d: %s\n", cli_program, comm->rank, comm->size,
+            gmm_error_message(status));
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+int cli_mpi_start(int *argc, char ***argv, cli_mpi *m)
+{
+    memset(m, 0, sizeof *m);
+    m->size = 1;
+    if (!cli_mpi_launched()) return 0;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) return cli_error("MPI_Init failed");
+    m->started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &m->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &m->size);
+    /* errors come back as codes, so that a failed call names itself */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    m->comm = (gmm_comm){.rank = m->rank, .size = m->size, .sum = mpi_sum, .max = mpi_max,
+                         .abort = mpi_abort};
+    return 0;
+}
+
+int cli_mpi_fail(cli_mpi *m, gmm_status status)
+{
+    if (m->size <= 1) return cli_fail(status);
+    mpi_abort(&m->comm, status);
+    return 2; /* MPI_Abort does not return */
+}
+
+/* Rank 0 receives every rank's n items of type t (bytes each) in rank order. */
+static gmm_status gather(cli_mpi *m, const void *mine, int64_t n, void *all, MPI_Datatype t,
+                         size_t bytes)
+{
+    if (m->size <= 1) {
+        memcpy(all, mine, (size_t)n * bytes);
+        return GMM_OK;
+    }
+    if (n > 0x7fffffff) return gmm_error(GMM_ERR_ARG, "a rank holds more than 2^31 rows");
+    int mine_n = (int)n, *counts = NULL, *displs = NULL;
+    gmm_status status = GMM_OK;
+    if (m->rank == 0) {
+        counts = malloc(sizeof(int) * m->size);
+        displs = malloc(sizeof(int) * m->size);
+        if (!counts || !displs) status = gmm_error(GMM_ERR_NOMEM, "out of memory");
+    }
+    if (status == GMM_OK)
+        status = mpi_status(MPI_Gather(&mine_n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD),
+                            "MPI_Gather");
+    if (status == GMM_OK && m->rank == 0) {
+        int64_t at = 0;
+        for (int r = 0; r < m->size; r++) {
+            displs[r] = (int)at;
+            at += counts[r];
+        }
+        if (at > 0x7fffffff) status = gmm_error(GMM_ERR_ARG, "more than 2^31 rows in all");
+    }
+    if (status == GMM_OK)
+        status = mpi_status(MPI_Gatherv(mine, mine_n, t, all, counts, displs, t, 0,
+                                        MPI_COMM_WORLD), "MPI_Gatherv");
+    free(counts);
+    free(displs);
+    return status;
+}
+
+gmm_status cli_mpi_gather_int(cli_mpi *m, const int *mine, int64_t n, int *all)
+{
+    return gather(m, mine, n, all, MPI_INT, sizeof(int));
+}
+
+gmm_status cli_mpi_gather_u8(cli_mpi *m, const uint8_t *mine, int64_t n, uint8_t *all)
+{
+    return gather(m, mine, n, all, MPI_UNSIGNED_CHAR, 1);
+}
+
+void cli_mpi_finish(cli_mpi *m)
+{
+    if (m->started) MPI_Finalize();
+    m->started = 0;
+}

@@ -1,0 +1,160 @@
+/* gmm-train over row ranges (see train_scale.h). Every rank reads only its rows of the image file
+ * (a raw file is memory-mapped, a gzip file inflated up to the range's end) and keeps them as
+ * bytes: the fit is models/em.c's gmm_fit_view on a U8 data view with the MPI communicator, so
+ * every rank ends with the same model. Rank 0 gathers the labels for the summary, prints the
+ * progress and writes the model and the means picture; a rank that fails ends every rank with
+ * its message (cli_mpi_fail). */
+#include "app/train_scale.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "app/report.h"
+#include "data/dataset.h"
+#include "models/model_io.h"
+
+/* Exit code of an interrupted run (as gmm_train.c's). */
+#define EXIT_INTERRUPTED 130
+
+int train_scale_wanted(const gmm_train_args *args, const cli_mpi *mpi)
+{
+    return mpi->size > 1 || args->gpus != 0;
+}
+
+/* The option that needs all the data in one process, or NULL. */
+static const char *unsupported_option(const gmm_train_args *a)
+{
+    if (a->pca_axes) return "--pca";
+    if (a->space_spectral) return "--space spectral";
+    if (a->blur > 0) return "--blur";
+    if (a->k_is_range) return "-k A:B";
+    if (a->images_dir) return "--images";
+    if (a->diag_dir) return "--diagnostics";
+    if (a->json_path) return "--json";
+    if (!a->init_from && a->opt.init != GMM_INIT_KMEANS) return "--init other than kmeans";
+    return NULL;
+}
+
+int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn should_stop)
+{
+    const int root = mpi->rank == 0, size = mpi->size;
+    const char *where = size > 1 ? "a run under mpirun" : "a --gpus run";
+    gmm_options opt = args->opt;
+    gmm_status st = GMM_OK;
+    dataset head = {0}, ds = {0};
+    gmm_model model = {0}, start = {0};
+    gmm_fit_scores scores = {0};
+    int *all_labels = NULL, rc = 0;
+    uint8_t *all_truth = NULL;
+    cli_progress_state progress = {.quiet = args->quiet, .n_init = opt.n_init};
+    const char *bad = unsupported_option(args);
+    if (bad) {
+        rc = cli_error("%s needs all the data in one process: not in %s", bad, where);
+        goto done;
+    }
+    if (args->gpus != 0) {
+        rc = cli_error("--gpus: this build fits on one GPU per process; run one rank per GPU "
+                       "under mpirun");
+        goto done;
+    }
+    double t_start = cli_now_seconds();
+    /* the header alone tells every rank how many images there are, then each reads its own */
+    if ((st = dataset_load_range(args->data_path, DATASET_TRAIN, 0, 0, 0, &head)) != GMM_OK)
+        goto failed;
+    int dim = 0;
+    if ((st = dataset_image_dim(&head, &dim)) != GMM_OK) goto failed;
+    int64_t n_total = head.n_total;
+    if (args->limit > 0 && args->limit < n_total) n_total = args->limit;
+    if (n_total < size) {
+        st = gmm_error(GMM_ERR_ARG, "%d ranks for %lld images: every rank needs at least one",
+                       size, (long long)n_total);
+        goto failed;
+    }
+    if ((st = gmm_options_validate(&opt, n_total, dim)) != GMM_OK) goto failed;
+    int64_t first, count;
+    gmm_comm_row_range(n_total, mpi->rank, size, &first, &count);
+    if ((st = dataset_load_range(args->data_path, DATASET_TRAIN, first, count, 1, &ds)) != GMM_OK)
+        goto failed;
+    if (args->init_from) {
+        if ((st = gmm_model_load(args->init_from, &start)) != GMM_OK) goto failed;
+        opt.init_model = &start;
+        if (!args->k_given) opt.n_components = start.n_components;
+        if (!args->cov_given) opt.covariance_type = start.covariance_type;
+    }
+    const gmm_data_view view = {.elem = GMM_ELEM_U8, .rows = ds.pixels, .n_rows = count,
+                                .dim = dim, .first_row = first, .n_total = n_total};
+    opt.comm = size > 1 ? &mpi->comm : NULL;
+    opt.should_stop = should_stop;
+    opt.on_progress = root ? cli_progress : NULL;
+    opt.on_notice = root ? cli_notice : NULL;
+    opt.user = &progress;
+    double t_loaded = cli_now_seconds();
+    if (root && !args->quiet) {
+        printf("data: %s: %lld images of %d x %d%s, %d rank%s of %lld rows or fewer, kept as "
+               "bytes (read in %.2f s)\n", ds.images_path, (long long)n_total, ds.rows, ds.cols,
+               ds.labels ? ", labelled" : "", size, size == 1 ? "" : "s",
+               (long long)((n_total + size - 1) / size), t_loaded - t_start);
+        printf("fitting K=%d %s covariance, reg_covar=%g, tol=%g, max_iter=%d, init=%s, "
+               "n_init=%d, seed=%llu\n", opt.n_components, gmm_cov_type_name(opt.covariance_type),
+               opt.reg_covar, opt.tol, opt.max_iter,
+               args->init_from ? "from the given model" : gmm_init_name(opt.init), opt.n_init,
+               (unsigned long long)opt.seed);
+        fflush(stdout);
+    }
+    st = gmm_fit_view(&view, &opt, &model, &scores);
+    if (st != GMM_OK && st != GMM_INTERRUPTED) goto failed;
+    model.image_rows = ds.rows;
+    model.image_cols = ds.cols;
+    snprintf(model.data_path, sizeof model.data_path, "%s", args->data_path);
+    if (st == GMM_INTERRUPTED) {
+        if (root && (st = gmm_model_save(args->output, &model)) != GMM_OK) goto failed;
+        if (root)
+            fprintf(stderr, "gmm-train: interrupted; the model (%d iterations, lower bound %.6f) "
+                    "written to %s; continue with --init-from %s\n", model.n_iter,
+                    model.lower_bound, args->output, args->output);
+        rc = EXIT_INTERRUPTED;
+        goto done;
+    }
+    double t_fit = cli_now_seconds();
+    /* the summary of all the rows: labels gathered on rank 0 */
+    if (root) {
+        all_labels = malloc(sizeof(int) * (size_t)n_total);
+        all_truth = ds.labels ? malloc((size_t)n_total) : NULL;
+        if (!all_labels || (ds.labels && !all_truth)) {
+            st = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld labels", (long long)n_total);
+            goto failed;
+        }
+    }
+    if ((st = cli_mpi_gather_int(mpi, scores.labels, count, all_labels)) != GMM_OK) goto failed;
+    if (ds.labels && (st = cli_mpi_gather_u8(mpi, ds.labels, count, all_truth)) != GMM_OK)
+        goto failed;
+    if (root) {
+        printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
+               model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
+               t_fit - t_start, model.lower_bound);
+        gmm_fit_scores all = scores;
+        all.n_samples = n_total;
+        all.labels = all_labels;
+        if ((rc = report_training(&model, &all, all_truth))) goto done;
+        if (args->png && *args->png) {
+            if ((st = report_means_png(args->png, &model)) != GMM_OK) goto failed;
+            printf("cluster means written to %s\n", args->png);
+        }
+        if ((st = gmm_model_save(args->output, &model)) != GMM_OK) goto failed;
+        printf("model written to %s\n", args->output);
+    }
+    goto done;
+failed:
+    rc = cli_mpi_fail(mpi, st);
+done:
+    free(all_labels);
+    free(all_truth);
+    gmm_fit_scores_free(&scores);
+    gmm_model_free(&model);
+    gmm_model_free(&start);
+    dataset_free(&ds);
+    dataset_free(&head);
+    return rc;
+}
