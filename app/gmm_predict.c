@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "app/cli.h"
+#include "app/cli_mpi.h"
 #include "app/diagnostics_report.h"
 #include "app/gmm_predict_args.h"
 #include "app/images.h"
@@ -148,6 +149,104 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
     return -1;
 }
 
+/* Under mpirun: every rank scores its row range of the images (read alone, as gmm-train's ranks
+ * read theirs), rank 0 gathers the assignments and prints and writes what one process would:
+ * the summary and --out (without --proba). A failed rank ends every rank with its message. */
+static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model,
+                            const char *data_path, cli_mpi *mpi)
+{
+    const int root = mpi->rank == 0;
+    gmm_status st = GMM_OK;
+    dataset head = {0}, ds = {0};
+    double *X = NULL, *loglik = NULL;
+    int *assign = NULL, *all_assign = NULL, rc = 0, dim = 0;
+    uint8_t *all_truth = NULL;
+    FILE *csv = NULL;
+    if (args->proba || args->diag_dir || args->images_dir || args->json_path || model->projection ||
+        model->spectral || model->blur_sigma > 0 || args->blur > 0)
+        return cli_error("under mpirun gmm-predict writes the summary and --out only, for a model "
+                         "fitted on the pixels without --blur (--proba, --diagnostics, --images, "
+                         "--json, --pca and --space spectral models need one process)");
+    if ((st = dataset_load_range(data_path, DATASET_TEST, 0, 0, 0, &head)) != GMM_OK) goto failed;
+    if ((st = dataset_image_dim(&head, &dim)) != GMM_OK) goto failed;
+    int64_t n_total = head.n_total, first, count;
+    if (args->limit > 0 && args->limit < n_total) n_total = args->limit;
+    if (dim != gmm_model_input_dim(model)) {
+        st = gmm_error(GMM_ERR_ARG, "%s has %d x %d images (%d values) but the model expects %d "
+                       "values", head.images_path, head.rows, head.cols, dim,
+                       gmm_model_input_dim(model));
+        goto failed;
+    }
+    if (n_total < mpi->size) {
+        st = gmm_error(GMM_ERR_ARG, "%d ranks for %lld images", mpi->size, (long long)n_total);
+        goto failed;
+    }
+    gmm_comm_row_range(n_total, mpi->rank, mpi->size, &first, &count);
+    if ((st = dataset_load_range(data_path, DATASET_TEST, first, count, 1, &ds)) != GMM_OK ||
+        (st = dataset_to_double(&ds, &X)) != GMM_OK)
+        goto failed;
+    loglik = malloc(sizeof(double) * count);
+    assign = malloc(sizeof(int) * count);
+    if (root) {
+        all_assign = malloc(sizeof(int) * n_total);
+        all_truth = ds.labels ? malloc(n_total) : NULL;
+    }
+    if (!loglik || !assign || (root && (!all_assign || (ds.labels && !all_truth)))) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld images", (long long)count);
+        goto failed;
+    }
+    if ((st = gmm_score_samples_on(model, X, count, args->device, NULL, loglik, NULL, assign)) !=
+        GMM_OK)
+        goto failed;
+    double sum = 0;
+    for (int64_t i = 0; i < count; i++) sum += loglik[i];
+    if ((st = gmm_comm_sum(&mpi->comm, &sum, 1)) != GMM_OK ||
+        (st = cli_mpi_gather_int(mpi, assign, count, all_assign)) != GMM_OK ||
+        (ds.labels && (st = cli_mpi_gather_u8(mpi, ds.labels, count, all_truth)) != GMM_OK))
+        goto failed;
+    if (!root) goto done;
+    double mean = sum / (double)n_total;
+    printf("data: %s: N = %lld images of %d x %d, scored by %d ranks\n", ds.images_path,
+           (long long)n_total, ds.rows, ds.cols, mpi->size);
+    printf("mean log-likelihood %.6f   BIC %.6g   AIC %.6g\n", mean,
+           gmm_bic(model, mean, n_total), gmm_aic(model, mean, n_total));
+    if (all_truth && (rc = report_clustering(all_assign, model->n_components, all_truth, n_total)))
+        goto done;
+    if (!all_truth) printf("no labels found: clustering scores skipped\n");
+    if (args->out_csv) {
+        if (!(csv = fopen(args->out_csv, "w"))) {
+            rc = cli_error("cannot write %s: %m", args->out_csv);
+            goto done;
+        }
+        fprintf(csv, "index,component%s\n", all_truth ? ",label" : "");
+        for (int64_t i = 0; i < n_total; i++) {
+            fprintf(csv, "%lld,%d", (long long)i, all_assign[i]);
+            if (all_truth) fprintf(csv, ",%d", all_truth[i]);
+            fprintf(csv, "\n");
+        }
+        int bad = fclose(csv) != 0;
+        csv = NULL;
+        if (bad) {
+            rc = cli_error("error writing %s", args->out_csv);
+            goto done;
+        }
+        printf("assignments written to %s\n", args->out_csv);
+    }
+    goto done;
+failed:
+    rc = cli_mpi_fail(mpi, st);
+done:
+    if (csv) fclose(csv);
+    dataset_free(&head);
+    dataset_free(&ds);
+    free(X);
+    free(loglik);
+    free(assign);
+    free(all_assign);
+    free(all_truth);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     cli_apply_environment(NULL);
@@ -169,8 +268,12 @@ int main(int argc, char **argv)
     int *assign = NULL;
     FILE *csv = NULL;
     diag_scores scores = {0};
-    if ((st = gmm_model_load(args.model_path, &model)) != GMM_OK) return cli_fail(st);
-    if ((rc = choose_blur(&model, &blur))) goto done;
+    cli_mpi mpi;
+    if ((rc = cli_mpi_start(&argc, &argv, &mpi))) return rc;
+    if ((st = gmm_model_load(args.model_path, &model)) != GMM_OK) {
+        rc = cli_mpi_fail(&mpi, st);
+        goto done;
+    }
     char data_path[1100];
     if (args.data_path) {
         snprintf(data_path, sizeof data_path, "%s", args.data_path);
@@ -178,6 +281,11 @@ int main(int argc, char **argv)
         rc = cli_error("the model does not name a training directory; give the data to predict");
         goto done;
     }
+    if (mpi.size > 1) {
+        rc = predict_on_ranks(&args, &model, data_path, &mpi);
+        goto done;
+    }
+    if ((rc = choose_blur(&model, &blur))) goto done;
     if ((st = dataset_load(data_path, DATASET_TEST, &ds)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
@@ -304,6 +412,7 @@ done:
     free(resp);
     free(assign);
     gmm_gpu_destroy(gpu);
+    cli_mpi_finish(&mpi);
     cli_report_cuda();
     return rc;
 }

@@ -431,6 +431,7 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
             goto fail;
         }
         close(fd);
+        free(src.in);
         out->n_items = (int)n_range;
         out->n_total = (int)count;
         out->first = (int)first;

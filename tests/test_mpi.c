@@ -1,6 +1,7 @@
 /* Check suite for distributed gmm-train under mpirun (Open MPI, the CPU backend): 2 and 3 ranks
  * (1001 images: neither divides) give the lower bound, means and covariances of one process to
- * 1e-10, the same training summary and the same predictions; a rank whose share of a gzip file
+ * 1e-10, the same training summary and the same predictions, and gmm-predict on 3 ranks writes
+ * the one-process assignments; a rank whose share of a gzip file
  * is cut ends every rank with its message, and a truncated raw file is refused by every rank;
  * never a hang (each run under `timeout`). Skips, saying so, in a build without MPI (MPI=0,
  * SANITIZE=1) or without mpirun. */
@@ -125,6 +126,12 @@ START_TEST(test_ranks_give_one_process_fit)
         out = NULL;
     }
     ck_assert_int_gt(one.n_iter, 3); /* EM had work to do */
+    /* gmm-predict under mpirun: each rank scores its rows, rank 0 writes the same CSV */
+    rc = tu_sh(&out, MPIRUN " 3 $B/gmm-predict one.bin --device cpu --out predict3.csv && "
+               "cmp one.csv predict3.csv");
+    ck_assert_msg(rc == 0, "gmm-predict on 3 ranks: %s", out);
+    ck_assert_ptr_nonnull(strstr(out, "scored by 3 ranks"));
+    free(out);
     free(sum1);
     free(out1);
     gmm_model_free(&one);
