@@ -1,4 +1,4 @@
-/* IDX (MNIST format) reading and writing: raw files read as they are, gzip files inflated member
+/* IDX (MNIST format) reading (the writing is in data/idx_writer.c): raw files read as they are, gzip files inflated member
  * by member through zlib (bytes after the last member are an error); a well-formed single-member
  * .gz file is inflated in one piece by libdeflate when the build has it (data/gunzip.h), several
  * times faster. Only regular files are opened, and a header promising more than the machine's
@@ -49,14 +49,6 @@ static const char *idx_type_name(unsigned type)
 static uint32_t be32(const unsigned char *p)
 {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static void put_be32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
 }
 
 /* Where the bytes come from: the file itself (raw IDX), the file inflated member by member
@@ -557,70 +549,6 @@ gmm_status idx_read_range(const char *path, int want_dims, int64_t first, int64_
 {
     if (want_dims != 1 && want_dims != 3) return gmm_error(GMM_ERR_ARG, "idx: dims must be 1 or 3");
     return idx_read(path, want_dims, first, count, map, out);
-}
-
-static gmm_status idx_write(const char *path, const uint8_t *data, int n_dims, int n_items,
-                            int rows, int cols, int gzip)
-{
-    gmm_status st = GMM_OK;
-    if (!path || !data) return gmm_error(GMM_ERR_ARG, "idx: NULL path or data");
-    if (n_items <= 0 || rows <= 0 || cols <= 0)
-        return gmm_error(GMM_ERR_ARG, "%s: invalid sizes %d x %d x %d", path, n_items, rows, cols);
-    const uint64_t total = (uint64_t)n_items * (uint64_t)rows * (uint64_t)cols;
-    if ((uint64_t)rows * cols > IDX_MAX_DATA_BYTES || total > IDX_MAX_DATA_BYTES)
-        return gmm_error(GMM_ERR_ARG, "%s: %d x %d x %d is too large for an IDX file", path,
-                         n_items, rows, cols);
-
-    /* "T" makes zlib write the bytes as they are, so both forms share one code path. */
-    errno = 0;
-    gzFile gz = gzopen(path, gzip ? "wb6" : "wbT");
-    if (!gz) return gmm_error(GMM_ERR_IO, "%s: %s", path, errno ? strerror(errno) : "cannot open");
-
-    unsigned char header[IDX_HEADER_MAX];
-    header[0] = header[1] = 0;
-    header[2] = IDX_TYPE_UBYTE;
-    header[3] = (unsigned char)n_dims;
-    put_be32(header + 4, (uint32_t)n_items);
-    if (n_dims == 3) {
-        put_be32(header + 8, (uint32_t)rows);
-        put_be32(header + 12, (uint32_t)cols);
-    }
-    const size_t header_len = 4 + 4 * (size_t)n_dims;
-    if (gzwrite(gz, header, (unsigned)header_len) != (int)header_len) goto write_error;
-    for (uint64_t done = 0; done < total;) {
-        size_t n = total - done < IDX_IO_CHUNK ? (size_t)(total - done) : IDX_IO_CHUNK;
-        if (gzwrite(gz, data + done, (unsigned)n) != (int)n) goto write_error;
-        done += n;
-    }
-    int zst = gzclose(gz);
-    gz = NULL;
-    if (zst != Z_OK) {
-        st = gmm_error(GMM_ERR_IO, "%s: write failed on close: %s", path,
-                       zst == Z_ERRNO ? strerror(errno) : "zlib error");
-        goto fail;
-    }
-    return GMM_OK;
-
-write_error: {
-    int errnum = Z_OK;
-    const char *msg = gzerror(gz, &errnum);
-    st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", path,
-                   errnum == Z_ERRNO ? strerror(errno) : msg);
-}
-fail:
-    if (gz) gzclose(gz);
-    return st;
-}
-
-gmm_status idx_write_images(const char *path, const uint8_t *pixels, int n_items, int rows,
-                            int cols, int gzip)
-{
-    return idx_write(path, pixels, 3, n_items, rows, cols, gzip);
-}
-
-gmm_status idx_write_labels(const char *path, const uint8_t *labels, int n_items, int gzip)
-{
-    return idx_write(path, labels, 1, n_items, 1, 1, gzip);
 }
 
 void idx_free(idx_array *array)

@@ -1,10 +1,21 @@
-/* The streaming IDX writer (data/idx_writer.h): header first, items appended, renamed into place
- * once complete. */
+/* Writing IDX files: whole arrays (idx_write_images/labels of data/idx.h, raw or gzip) and the
+ * streaming writer (data/idx_writer.h): header first, items appended, renamed into place once
+ * complete. */
 #include "data/idx_writer.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
+
+#include "data/idx.h"
+
+#define IDX_HEADER_MAX 16
+#define IDX_TYPE_UBYTE 0x08
+/* as the reader's limit (data/idx.c): no larger file is written */
+#define IDX_MAX_DATA_BYTES ((uint64_t)1 << 33)
+/* gzwrite takes an unsigned int length; stay well inside it. */
+#define IDX_IO_CHUNK ((size_t)1 << 30)
 
 static void put_be32(unsigned char *p, uint32_t v)
 {
@@ -98,4 +109,68 @@ void idx_writer_abort(idx_writer *w)
     w->file = NULL;
     if (w->partial_path[0]) remove(w->partial_path);
     w->partial_path[0] = '\0';
+}
+
+static gmm_status idx_write(const char *path, const uint8_t *data, int n_dims, int n_items,
+                            int rows, int cols, int gzip)
+{
+    gmm_status st = GMM_OK;
+    if (!path || !data) return gmm_error(GMM_ERR_ARG, "idx: NULL path or data");
+    if (n_items <= 0 || rows <= 0 || cols <= 0)
+        return gmm_error(GMM_ERR_ARG, "%s: invalid sizes %d x %d x %d", path, n_items, rows, cols);
+    const uint64_t total = (uint64_t)n_items * (uint64_t)rows * (uint64_t)cols;
+    if ((uint64_t)rows * cols > IDX_MAX_DATA_BYTES || total > IDX_MAX_DATA_BYTES)
+        return gmm_error(GMM_ERR_ARG, "%s: %d x %d x %d is too large for an IDX file", path,
+                         n_items, rows, cols);
+
+    /* "T" makes zlib write the bytes as they are, so both forms share one code path. */
+    errno = 0;
+    gzFile gz = gzopen(path, gzip ? "wb6" : "wbT");
+    if (!gz) return gmm_error(GMM_ERR_IO, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+
+    unsigned char header[IDX_HEADER_MAX];
+    header[0] = header[1] = 0;
+    header[2] = IDX_TYPE_UBYTE;
+    header[3] = (unsigned char)n_dims;
+    put_be32(header + 4, (uint32_t)n_items);
+    if (n_dims == 3) {
+        put_be32(header + 8, (uint32_t)rows);
+        put_be32(header + 12, (uint32_t)cols);
+    }
+    const size_t header_len = 4 + 4 * (size_t)n_dims;
+    if (gzwrite(gz, header, (unsigned)header_len) != (int)header_len) goto write_error;
+    for (uint64_t done = 0; done < total;) {
+        size_t n = total - done < IDX_IO_CHUNK ? (size_t)(total - done) : IDX_IO_CHUNK;
+        if (gzwrite(gz, data + done, (unsigned)n) != (int)n) goto write_error;
+        done += n;
+    }
+    int zst = gzclose(gz);
+    gz = NULL;
+    if (zst != Z_OK) {
+        st = gmm_error(GMM_ERR_IO, "%s: write failed on close: %s", path,
+                       zst == Z_ERRNO ? strerror(errno) : "zlib error");
+        goto fail;
+    }
+    return GMM_OK;
+
+write_error: {
+    int errnum = Z_OK;
+    const char *msg = gzerror(gz, &errnum);
+    st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", path,
+                   errnum == Z_ERRNO ? strerror(errno) : msg);
+}
+fail:
+    if (gz) gzclose(gz);
+    return st;
+}
+
+gmm_status idx_write_images(const char *path, const uint8_t *pixels, int n_items, int rows,
+                            int cols, int gzip)
+{
+    return idx_write(path, pixels, 3, n_items, rows, cols, gzip);
+}
+
+gmm_status idx_write_labels(const char *path, const uint8_t *labels, int n_items, int gzip)
+{
+    return idx_write(path, labels, 1, n_items, 1, 1, gzip);
 }
