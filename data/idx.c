@@ -1,10 +1,10 @@
-/* IDX (MNIST format) reading (the writing is in data/idx_writer.c): raw files read as they are, gzip files inflated member
- * by member through zlib (bytes after the last member are an error); a well-formed single-member
- * .gz file is inflated in one piece by libdeflate when the build has it (data/gunzip.h), several
- * times faster. Only regular files are opened, and a header promising more than the machine's
- * memory fails before anything is allocated. A row range of the items can be read alone (a rank's
- * share of a distributed fit): a raw file is then memory-mapped, not read, and a gzip file is
- * inflated only as far as the range's end. */
+/* IDX (MNIST format) reading; the writing is in data/idx_writer.c. Raw files are read as they
+ * are, gzip files inflated member by member through zlib (bytes after the last member are an
+ * error); a well-formed single-member .gz file is inflated in one piece by libdeflate when the
+ * build has it (data/gunzip.h), several times faster. Only regular files are opened, and a header
+ * promising more than the machine's memory fails before anything is allocated. A row range of
+ * the items can be read alone (a rank's share of a distributed fit): a raw file is then
+ * memory-mapped, not read, and a gzip file is inflated only as far as the range's end. */
 #include "data/idx.h"
 
 #include "data/file_open.h"
