@@ -218,8 +218,12 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
         /* a memory budget of the caller's bounds the chunk workspace too (what is left of it,
          * or one row when nothing is) */
         if (c->tuning.memory_budget > 0) {
+            /* what is left of the caller's bound, but never below the staged chunk (the
+             * loops' step) or 256 rows: a one-row workspace would only multiply launches */
             const size_t bound = (size_t)c->tuning.memory_budget;
-            const size_t left = bound > c->held_bytes ? bound - c->held_bytes : row_bytes;
+            size_t left = bound > c->held_bytes ? bound - c->held_bytes : 0;
+            size_t floor_rows = (size_t)(c->stage_rows > 256 ? c->stage_rows : 256);
+            if (left < floor_rows * row_bytes) left = floor_rows * row_bytes;
             if (left < budget) budget = left;
         }
         rows = (int64_t)(budget / row_bytes);
