@@ -66,11 +66,13 @@ HAVE_LIBPNG := $(shell $(PKG_CONFIG) --exists libpng 2>/dev/null && echo 1 || ec
 HAVE_ZLIB := $(shell $(PKG_CONFIG) --exists zlib 2>/dev/null && echo 1 || echo 0)
 HAVE_CHECK := $(shell $(PKG_CONFIG) --exists check 2>/dev/null && echo 1 || echo 0)
 HAVE_LIBDEFLATE := $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null && echo 1 || echo 0)
+# NCCL (the multi-GPU sums, models/comm_nccl.cu): nccl.h beside CUDA's headers or in the system's
+HAVE_NCCL := $(if $(filter 1,$(CUDA)),$(shell (test -f $(patsubst %/bin/nvcc,%,$(NVCC))/include/nccl.h || test -f /usr/include/nccl.h) && echo 1 || echo 0),0)
 
 define yesno
 $(if $(filter 1,$(1)),yes,no)
 endef
-PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) libdeflate=$(call yesno,$(HAVE_LIBDEFLATE)) mpi=$(call yesno,$(MPI)) sanitize=$(SANITIZE)
+PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) libdeflate=$(call yesno,$(HAVE_LIBDEFLATE)) nccl=$(call yesno,$(HAVE_NCCL)) mpi=$(call yesno,$(MPI)) sanitize=$(SANITIZE)
 ifeq ($(filter-out help clean,$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
 $(info gmm build: $(PROBE_LINE))
 endif
@@ -123,13 +125,13 @@ endif
 NVCCFLAGS ?= -O3 -lineinfo
 NVCCFLAGS += $(NVCC_GENCODE) -std=c++17 -I. -D_GNU_SOURCE -Xcompiler -Wall,-fPIC -MMD -MP
 CPPFLAGS += -DGMM_WITH_CUDA=1 -I$(CUDA_HOME)/include
-LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart -lstdc++
+LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(if $(filter 1,$(HAVE_NCCL)),-lnccl )-lcusolver -lcublas -lcudart -lstdc++
 endif
 
 # Objects remember the configuration they were built with: when CUDA, SANITIZE or the flags
 # change, everything is rebuilt (a CPU-only object must never be linked into a CUDA build).
 CONFIG_STAMP := $(BUILD)/config.stamp
-CONFIG_LINE := CUDA=$(CUDA) MPI=$(MPI) LIBDEFLATE=$(HAVE_LIBDEFLATE) SANITIZE=$(SANITIZE) FUZZ=$(FUZZ) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
+CONFIG_LINE := CUDA=$(CUDA) NCCL=$(HAVE_NCCL) MPI=$(MPI) LIBDEFLATE=$(HAVE_LIBDEFLATE) SANITIZE=$(SANITIZE) FUZZ=$(FUZZ) CC=$(CC) CFLAGS=$(CFLAGS) NVCC_GENCODE=$(NVCC_GENCODE)
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && (echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP)))
 endif
@@ -143,6 +145,11 @@ LIB_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_LIB_C)),$(ALL_LI
 # data/gunzip.c needs libdeflate; data/gunzip_nolibdeflate.c stands in without it.
 LIB_C := $(filter-out $(if $(filter 1,$(HAVE_LIBDEFLATE)),data/gunzip_nolibdeflate.c,data/gunzip.c),$(LIB_C))
 LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(LIB_DIRS)))))
+# CUDA without NCCL: the NCCL stand-ins instead of models/comm_nccl.cu
+ifeq ($(CUDA)$(HAVE_NCCL),10)
+LIB_CU := $(filter-out models/comm_nccl.cu,$(LIB_CU))
+LIB_C += models/comm_nccl_nocuda.c
+endif
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 LIB := $(BUILD)/libgmm.a
 

@@ -32,6 +32,8 @@ int bench_conv2d(const bench_config *config, bench_row *row);
 int bench_em(int argc, char **argv);
 /* bench/bench_spectral.c: `gmm-bench spectral ...`, the spectral embedding of the kNN graph. */
 int bench_spectral(int argc, char **argv);
+/* bench/bench_scale.c: `gmm-bench scale ...`, EM on byte images over 1..n GPUs, streamed or not. */
+int bench_scale(int argc, char **argv);
 
 /* ---- shared helpers (bench/bench_common.c) ---- */
 

@@ -42,6 +42,7 @@ static void usage(FILE *out)
             "usage: gmm-bench <op>|all|list [--repeats N] [--no-cpu] [--scale S]\n"
             "       gmm-bench em [options]      (the EM iteration benchmark)\n"
             "       gmm-bench spectral [options] (the spectral embedding of the kNN graph)\n"
+            "       gmm-bench scale --data DIR [options] (EM on byte images over 1..n GPUs)\n"
             "\n"
             "Runs each operation at its original experiment's size: CPU twin (all cores), CUDA\n"
             "kernel and vendor library, and prints one table: median times (after warm-up,\n"
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "em")) return bench_em(argc - 1, argv + 1);
     if (!strcmp(argv[1], "spectral")) return bench_spectral(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "scale")) return bench_scale(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list")) {
         for (size_t i = 0; i < N_BENCHES; i++) printf("%-17s %s\n", BENCHES[i].name, BENCHES[i].what);
         printf("%-17s %s\n", "em", "one EM iteration, 60000x784, K = 10 (gmm-bench em --help)");

@@ -45,6 +45,21 @@ fail:
     return status;
 }
 
+extern "C" gmm_status gmm_gpu_create_on(int device, gmm_gpu **out)
+{
+    gmm_status status = GMM_OK;
+    int count = 0;
+    *out = NULL;
+    GMM_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (device < 0 || device >= count)
+        return gmm_error(GMM_ERR_ARG, "GPU %d does not exist (%d GPU%s)", device, count,
+                         count == 1 ? "" : "s");
+    GMM_CUDA_CHECK(cudaSetDevice(device));
+    return gmm_gpu_create(out);
+fail:
+    return status;
+}
+
 extern "C" long gmm_gpu_created_count(void) { return __atomic_load_n(&g_created, __ATOMIC_RELAXED); }
 
 extern "C" void gmm_gpu_destroy(gmm_gpu *h)

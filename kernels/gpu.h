@@ -25,6 +25,10 @@ typedef struct gmm_gpu gmm_gpu;
 
 /* Handles on the legacy default stream, TF32 off. Counts into gmm_gpu_created_count(). */
 gmm_status gmm_gpu_create(gmm_gpu **out);
+/* Makes device `device` the calling thread's current device (cudaSetDevice: every CUDA call of
+ * this thread runs there from now on), then gmm_gpu_create. GMM_ERR_ARG when there is no such
+ * device. */
+gmm_status gmm_gpu_create_on(int device, gmm_gpu **out);
 void gmm_gpu_destroy(gmm_gpu *gpu); /* accepts NULL */
 /* How many resources objects this process has created: 0 proves that a run (say --device cpu)
  * never touched CUDA through the library. */

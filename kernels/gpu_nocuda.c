@@ -8,6 +8,12 @@ gmm_status gmm_gpu_create(gmm_gpu **out)
     *out = NULL;
     return gmm_error(GMM_ERR_NO_DEVICE, "this build has no CUDA support");
 }
+gmm_status gmm_gpu_create_on(int device, gmm_gpu **out)
+{
+    (void)device;
+    *out = NULL;
+    return gmm_error(GMM_ERR_NO_DEVICE, "this build has no CUDA support");
+}
 void gmm_gpu_destroy(gmm_gpu *gpu) { (void)gpu; }
 long gmm_gpu_created_count(void) { return 0; }
 void *gmm_gpu_stream(const gmm_gpu *gpu)

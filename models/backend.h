@@ -111,6 +111,10 @@ typedef struct gmm_backend {
      * responsibilities are unset afterwards, as after create. A failure leaves the context
      * fit only for destroy. */
     gmm_status (*set_n_components)(gmm_backend_ctx *ctx, int n_components);
+
+    /* Whether the context streams its data from host memory chunk by chunk (the GPU's when the
+     * data does not fit tuning.memory_budget or the free device memory); NULL: never. */
+    bool (*streams)(gmm_backend_ctx *ctx);
 } gmm_backend;
 
 /* The registry: the backend for a device choice. With a resources object (gpu not NULL) and a

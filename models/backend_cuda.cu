@@ -59,6 +59,7 @@ static void free_component_buffers(gmm_backend_ctx *c)
                     (void **)&c->d_weights, (void **)&c->d_means, (void **)&c->d_cov,
                     (void **)&c->d_prec, (void **)&c->d_const, (void **)&c->d_b, &c->d_ucat,
                     (void **)&c->d_acc, (void **)&c->d_nk, (void **)&c->d_info,
+                    (void **)&c->d_stats, (void **)&c->d_chunk_sums, (void **)&c->d_ones,
                     (void **)&c->d_ptrs, (void **)&c->d_prec_ptrs, &c->d_tmp,
                     (void **)&c->d_partial, (void **)&c->d_scalar, &c->d_work,
                     &c->d_compact_ws};
@@ -80,7 +81,7 @@ static void cuda_destroy(gmm_backend_ctx *c)
 {
     if (!c) return;
     free_component_buffers(c);
-    cudaFree(c->d_X);
+    cuda_data_free(c);
     if (c->owns_gpu)
         gmm_gpu_destroy(c->gpu);
     else if (c->gpu)
@@ -102,6 +103,7 @@ fail:
     do {                                                                                       \
         *asked_bytes = (bytes);                                                                \
         DMALLOC(ptr, *asked_bytes);                                                            \
+        c->held_bytes += *asked_bytes;                                                         \
     } while (0)
 
 /* A failed cudaMalloc turned into an out-of-memory status that says what was asked for and what
@@ -150,6 +152,9 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
     CREATE_DMALLOC(c->d_b, sizeof(double) * K * d);
     CREATE_DMALLOC(c->d_acc, sizeof(double) * (c->cov_n > K * d ? c->cov_n : K * d));
     CREATE_DMALLOC(c->d_nk, sizeof(double) * (K + 1));
+    CREATE_DMALLOC(c->d_stats, sizeof(double) * (K + K * d));
+    CREATE_DMALLOC(c->d_chunk_sums, sizeof(double) * K * d);
+    CREATE_DMALLOC(c->d_ones, sizeof(double) * K);
     CREATE_DMALLOC(c->d_info, sizeof(int) * 2 * K); /* the Cholesky's, then the inverse's */
     CREATE_DMALLOC(c->d_scalar, sizeof(double));
     GMM_CUDA_CHECK(cudaMemset(c->d_info, 0, sizeof(int) * 2 * K));
@@ -161,6 +166,8 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
         status = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
+    for (size_t k = 0; k < K; k++) c->h_nk[k] = 1.0;
+    GMM_CUDA_CHECK(cudaMemcpy(c->d_ones, c->h_nk, sizeof(double) * K, cudaMemcpyHostToDevice));
     if (c->n_mats > 0) {
         CREATE_DMALLOC(c->d_ucat, es * dd * c->n_mats);
         CREATE_DMALLOC(c->d_ptrs, sizeof(double *) * c->n_mats);
@@ -208,6 +215,17 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
         GMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         size_t reserve = ((size_t)1 << 30) + total_b / 20;
         budget = free_b > reserve ? free_b - reserve : free_b / 4;
+        /* a memory budget of the caller's bounds the chunk workspace too (what is left of it,
+         * or one row when nothing is) */
+        if (c->tuning.memory_budget > 0) {
+            /* what is left of the caller's bound, but never below the staged chunk (the
+             * loops' step) or 256 rows: a one-row workspace would only multiply launches */
+            const size_t bound = (size_t)c->tuning.memory_budget;
+            size_t left = bound > c->held_bytes ? bound - c->held_bytes : 0;
+            size_t floor_rows = (size_t)(c->stage_rows > 256 ? c->stage_rows : 256);
+            if (left < floor_rows * row_bytes) left = floor_rows * row_bytes;
+            if (left < budget) budget = left;
+        }
         rows = (int64_t)(budget / row_bytes);
         if (w_e && (size_t)rows * w_e > (size_t)INT32_MAX) rows = (int64_t)(INT32_MAX / w_e);
         if (rows > c->n_samples) rows = c->n_samples;
@@ -256,6 +274,7 @@ static gmm_status cuda_set_n_components(gmm_backend_ctx *c, int n_components)
         return gmm_error(GMM_ERR_ARG, "set_n_components: n_components=%d must be >= 1",
                          n_components);
     free_component_buffers(c);
+    c->held_bytes = c->data_bytes_held;
     gmm_status status = alloc_component_buffers(c, n_components, &asked_bytes);
     return out_of_device_memory(status, c, asked_bytes);
 }
@@ -264,13 +283,11 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
 {
     gmm_status status = GMM_OK;
     gmm_backend_ctx *c = NULL;
-    void *d_raw = NULL;
     const gmm_data_view *v = &cfg->data;
     const int64_t n_samples = v->n_rows;
     const int dim = v->dim, n_components = cfg->n_components;
     const gmm_cov_type type = cfg->type;
     const gmm_precision precision = cfg->precision;
-    size_t N = (size_t)n_samples, d = (size_t)dim, es;
     size_t asked_n = 0; /* the last cudaMalloc's request, for the out-of-memory message */
     size_t *asked_bytes = &asked_n;
     const gmm_tuning tuning = cfg->tuning ? *cfg->tuning : (gmm_tuning){};
@@ -279,9 +296,6 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
     if (n_components < 1 || n_samples > INT32_MAX)
         return gmm_error(GMM_ERR_ARG, "CUDA backend: bad sizes N=%lld d=%d K=%d",
                          (long long)n_samples, dim, n_components);
-    if (gmm_comm_size(cfg->comm) > 1)
-        return gmm_error(GMM_ERR_UNSUPPORTED, "the CUDA backend does not yet fit data split over "
-                         "several ranks");
     if (!cuda_available()) return gmm_error(GMM_ERR_NO_DEVICE, "no CUDA GPU is available");
     c = (gmm_backend_ctx *)calloc(1, sizeof *c);
     if (!c) return gmm_error(GMM_ERR_NOMEM, "out of memory");
@@ -295,7 +309,6 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
     c->precision = precision;
     c->tuning = tuning;
     c->single = precision != GMM_PRECISION_FP64;
-    es = elem_size(c);
     c->kgemm = tuning.estep_per_component != 0;
     /* column blocks of about 112 (7 at d = 784: 57% of the one GEMM's work, 9.9 against 13.3 ms
      * in float64); TF32's GEMM is fast enough that the extra launches cost more than they save */
@@ -320,29 +333,13 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
     }
     if ((status = gmm_gpu_set_tf32(c->gpu, precision == GMM_PRECISION_TF32)) != GMM_OK) goto fail;
 
-    /* the data in the arithmetic type, converted on the device from the stored form */
-    {
-        const gmm_elem want = c->single ? GMM_ELEM_F32 : GMM_ELEM_F64;
-        const size_t raw_bytes = gmm_elem_size(v->elem) * N * d;
-        CREATE_DMALLOC(c->d_X, es * N * d);
-        if (v->elem == want) {
-            GMM_CUDA_CHECK(cudaMemcpy(c->d_X, v->rows, raw_bytes, cudaMemcpyHostToDevice));
-        } else {
-            CREATE_DMALLOC(d_raw, raw_bytes);
-            GMM_CUDA_CHECK(cudaMemcpy(d_raw, v->rows, raw_bytes, cudaMemcpyHostToDevice));
-            if ((status = convert_rows_cuda(d_raw, v->elem, N * d, c->d_X, want,
-                                            gmm_gpu_stream(c->gpu))) != GMM_OK)
-                goto fail;
-            GMM_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)gmm_gpu_stream(c->gpu)));
-            cudaFree(d_raw);
-            d_raw = NULL;
-        }
-    }
+    /* the data in its stored type, on the device or streamed from host memory (cuda_chunks.cu) */
+    if ((status = cuda_data_place(c, v, asked_bytes)) != GMM_OK) goto fail;
+    c->data_bytes_held = c->held_bytes;
     if ((status = alloc_component_buffers(c, n_components, asked_bytes)) != GMM_OK) goto fail;
     *out = c;
     return GMM_OK;
 fail:
-    cudaFree(d_raw);
     status = out_of_device_memory(status, c, asked_n);
     cuda_destroy(c);
     return status;
@@ -390,6 +387,8 @@ fail:
     return status;
 }
 
+static bool cuda_streams(gmm_backend_ctx *c) { return c->streams; }
+
 extern "C" const gmm_backend gmm_backend_cuda = {
     "cuda",
     cuda_available,
@@ -406,4 +405,5 @@ extern "C" const gmm_backend gmm_backend_cuda = {
     cuda_kmeans_lloyd,
     cuda_kmeans_plusplus,
     cuda_set_n_components,
+    cuda_streams,
 };

@@ -38,7 +38,22 @@ struct gmm_backend_ctx {
     gmm_gpu *gpu;            /* the resources object: the caller's, or our own (owns_gpu) */
     bool owns_gpu;
 
-    void *d_X;               /* N x d, double or float */
+    /* The data in its stored type (data_elem; kernels/convert.h): resident on the device (d_X),
+     * or, when it does not fit the memory budget, left in host memory (h_rows, pinned) and
+     * streamed chunk by chunk through d_raw[2] on copy_stream (cuda_chunks.cu). */
+    gmm_elem data_elem;
+    void *d_X;               /* N x d stored values (NULL when streaming) */
+    bool streams;
+    const void *h_rows;      /* the view's rows (or h_pinned_copy) */
+    void *h_pinned_copy;     /* a pinned copy when the view could not be registered */
+    bool h_registered;       /* the view's rows are registered (cudaHostRegister) */
+    void *d_raw[2];          /* streaming: two chunks of stored values */
+    void *d_conv;            /* a chunk converted to float64 or float32 */
+    int64_t stage_rows;      /* rows of one staged (converted or streamed) chunk */
+    cudaStream_t copy_stream; /* non-blocking: the host-to-device copies */
+    cudaEvent_t ev_copied[2], ev_free[2];
+    size_t held_bytes;       /* device bytes this context allocated (the budget's measure) */
+    size_t data_bytes_held;  /* of which the data and its staging buffers */
     double *d_log_resp;      /* N x K */
     double *d_resp;          /* N x K */
     double *d_lpn;           /* N: log p(x_i) */
@@ -51,6 +66,9 @@ struct gmm_backend_ctx {
     void *d_ucat;            /* full: d x Kd [U_1 .. U_K]; tied: d x d U (double or float) */
     double *d_acc;           /* cov_n (>= K d): accumulators, then the Cholesky factors */
     double *d_nk;            /* K+1: N_k, then their sum */
+    double *d_stats;         /* K + K d: sum_i r_ik, then R^T X (sums split over chunks/ranks) */
+    double *d_chunk_sums;    /* K d: one chunk's weighted sums */
+    double *d_ones;          /* K ones: the divisors of plain weighted sums */
     int *d_info;             /* 2 K: the Cholesky's infos, then the triangular inverse's */
     double **d_ptrs;         /* n_mats device pointers into d_acc */
     double **h_ptrs;
@@ -92,6 +110,44 @@ static inline int grid_for(int64_t n, int threads) { return kernel_grid_for(n, t
 static inline size_t elem_size(const gmm_backend_ctx *c) { return c->single ? sizeof(float) : sizeof(double); }
 
 #define DMALLOC(ptr, bytes) GMM_CUDA_CHECK(cudaMalloc((void **)&(ptr), (bytes)))
+
+/* ---- the data, chunk by chunk (cuda_chunks.cu) ---------------------------------------------
+ * Every reader of the data goes through a chunk loop:
+ *     cuda_chunk_loop L;
+ *     if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, step, &L)) != GMM_OK) goto fail;
+ *     while (cuda_chunks_next(&L, &status)) { ... L.X: rows [L.r0, L.r0 + L.rows) ... }
+ *     if (status != GMM_OK) goto fail;
+ * L.X points straight into d_X when the data is resident in the asked type (one chunk of
+ * `step` rows: today's speed), else at the chunk converted on the legacy stream; when the data
+ * streams, chunk i + 1 is copied on copy_stream while chunk i's work runs. L.X is valid for the
+ * work queued on the legacy stream (or streams that sync with it) until the next call. */
+typedef struct {
+    gmm_backend_ctx *c;
+    gmm_elem want;
+    int64_t step;       /* rows per chunk */
+    int64_t r0, rows;   /* the current chunk */
+    int64_t next_r0;
+    int index;          /* chunks handed out so far */
+    const void *X;
+} cuda_chunk_loop;
+
+gmm_status cuda_chunks_begin(gmm_backend_ctx *c, gmm_elem want, int64_t step, cuda_chunk_loop *L);
+bool cuda_chunks_next(cuda_chunk_loop *L, gmm_status *status);
+/* The row count a chunk loop of at most `step` rows will use. */
+int64_t cuda_chunk_step(const gmm_backend_ctx *c, gmm_elem want, int64_t step);
+/* Row `index` of this rank's rows in float64 (host), exactly as the CPU converts it. */
+gmm_status cuda_data_row_f64(gmm_backend_ctx *c, int64_t index, double *row);
+/* Places the data (resident or streamed) and the staging buffers; cuda_data_free undoes it. */
+gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *asked_bytes);
+void cuda_data_free(gmm_backend_ctx *c);
+/* The sum over the ranks of n device doubles (a no-op on one rank): comm->sum_device, else
+ * through the host and gmm_comm_sum. */
+gmm_status cuda_comm_sum(gmm_backend_ctx *c, double *d_buf, size_t n);
+/* The compute type of the fit's E-step and M-step. */
+static inline gmm_elem compute_elem(const gmm_backend_ctx *c)
+{
+    return c->single ? GMM_ELEM_F32 : GMM_ELEM_F64;
+}
 
 /* cuda_estep.cu */
 gmm_status cuda_prepare_estep(gmm_backend_ctx *c);

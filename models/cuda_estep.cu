@@ -93,13 +93,13 @@ static gmm_status estep_rows(estep_rows_mode mode, const float *Y, int64_t ld, i
                                lr, lpn, stream);
 }
 
-/* Rows [r0, r0 + rows): the GEMM (full, tied), then the row operation. */
+/* Rows [r0, r0 + rows) (Xc, in the compute type): the GEMM (full, tied), then the row
+ * operation. */
 template <typename T>
-static gmm_status estep_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows)
+static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64_t rows)
 {
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
-    const T *Xc = (const T *)c->d_X + r0 * d;
     T *Y = (T *)c->d_work;
     const T *U = (const T *)c->d_ucat;
     double *lr = c->d_log_resp + r0 * K, *lpn = c->d_lpn + r0;
@@ -168,16 +168,33 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
     if (c->n_components > ESTEP_ROWS_MAX_COMPONENTS)
         return gmm_error(GMM_ERR_UNSUPPORTED, "the CUDA E-step supports at most %d components",
                          ESTEP_ROWS_MAX_COMPONENTS);
-    for (int64_t r0 = 0; r0 < N; r0 += c->chunk_rows) {
-        int64_t rows = N - r0 < c->chunk_rows ? N - r0 : c->chunk_rows;
-        status = c->single ? estep_chunk<float>(c, r0, rows) : estep_chunk<double>(c, r0, rows);
+    {
+        cuda_chunk_loop L;
+        if ((status = cuda_chunks_begin(c, compute_elem(c), c->chunk_rows, &L)) != GMM_OK)
+            goto fail;
+        while (cuda_chunks_next(&L, &status)) {
+            status = c->single ? estep_chunk<float>(c, (const float *)L.X, L.r0, L.rows)
+                               : estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows);
+            if (status != GMM_OK) goto fail;
+        }
         if (status != GMM_OK) goto fail;
     }
-    status = reduce_sum_cuda(c->d_lpn, (size_t)N, 1.0 / (double)N, c->d_partial, c->d_scalar,
-                             gmm_gpu_stream(c->gpu));
-    if (status != GMM_OK) goto fail;
-    GMM_CUDA_CHECK(cudaMemcpy(mean_log_likelihood, c->d_scalar, sizeof(double),
-                              cudaMemcpyDeviceToHost));
+    if (gmm_comm_size(c->comm) <= 1) {
+        status = reduce_sum_cuda(c->d_lpn, (size_t)N, 1.0 / (double)N, c->d_partial,
+                                 c->d_scalar, gmm_gpu_stream(c->gpu));
+        if (status != GMM_OK) goto fail;
+        GMM_CUDA_CHECK(cudaMemcpy(mean_log_likelihood, c->d_scalar, sizeof(double),
+                                  cudaMemcpyDeviceToHost));
+    } else {
+        /* this rank's sum, summed over the ranks (as the CPU backend), over every rank's rows */
+        double total = 0;
+        status = reduce_sum_cuda(c->d_lpn, (size_t)N, 1.0, c->d_partial, c->d_scalar,
+                                 gmm_gpu_stream(c->gpu));
+        if (status != GMM_OK) goto fail;
+        if ((status = cuda_comm_sum(c, c->d_scalar, 1)) != GMM_OK) goto fail;
+        GMM_CUDA_CHECK(cudaMemcpy(&total, c->d_scalar, sizeof(double), cudaMemcpyDeviceToHost));
+        *mean_log_likelihood = total / (double)c->n_total;
+    }
     c->resp_state = 2;
     if (!isfinite(*mean_log_likelihood))
         return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",

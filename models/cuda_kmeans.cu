@@ -2,7 +2,9 @@
  * loops of models/kmeans.c (written once for both devices), over the CUDA versions of the steps
  * in kernels/kmeans.h. The data, labels, distances and the one-hot responsibilities stay on the
  * device; per Lloyd iteration the K x d centers and K counts cross, per k-means++ seed the draws
- * and the candidates' potentials. */
+ * and the candidates' potentials. The data is read in float64 through the chunk loops of
+ * cuda_chunks.cu (in place when it is resident float64; per-row results at the chunk's offset),
+ * the chunks' k-means sums and counts added on the host. */
 #include "kernels/kmeans.h"
 #include "models/backend_cuda.cuh"
 #include "models/kmeans.h"
@@ -12,7 +14,6 @@
 typedef struct {
     gmm_backend_ctx *c;
     void *stream;             /* the resources object's stream (the GEMMs run there too) */
-    const double *d_X;        /* the data in float64 (a converted copy under fp32/TF32) */
     double *d_x_norm;         /* N */
     double *d_min_dist;       /* N: c->d_lpn */
     double *d_dots;           /* N x K: c->d_log_resp */
@@ -24,23 +25,30 @@ typedef struct {
     int *d_labels, *d_counts; /* N, K */
     unsigned long long *d_changed;
     int64_t *d_far;
+    double *h_sums;           /* K x d: one chunk's sums on the host */
+    int *h_counts;            /* K */
 } gpu_lloyd;
 
-/* The column sums as N x the column means of kmeans_column_means_cuda (the driver divides by
- * the total again: the mean within an ulp of the device's). */
+/* The column sums, chunk by chunk (the data in float64), as rows x the chunk's column means of
+ * kmeans_column_means_cuda (the driver divides by the total again: the mean within an ulp of
+ * the device's). */
 static gmm_status gpu_column_sums(void *ctx, double *sums)
 {
     gmm_status status = GMM_OK;
     gpu_lloyd *g = (gpu_lloyd *)ctx;
     gmm_backend_ctx *c = g->c;
     const int d = c->dim;
+    cuda_chunk_loop L;
     double *mean = (double *)malloc(sizeof(double) * d);
     if (!mean) return gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
-    if ((status = kmeans_column_means_cuda(g->d_X, c->n_samples, d, g->d_mean, g->stream)) !=
-        GMM_OK)
-        goto fail;
-    GMM_CUDA_CHECK(cudaMemcpy(mean, g->d_mean, sizeof(double) * d, cudaMemcpyDeviceToHost));
-    for (int j = 0; j < d; j++) sums[j] += mean[j] * (double)c->n_samples;
+    if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, c->n_samples, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status)) {
+        if ((status = kmeans_column_means_cuda((const double *)L.X, L.rows, d, g->d_mean,
+                                               g->stream)) != GMM_OK)
+            goto fail;
+        GMM_CUDA_CHECK(cudaMemcpy(mean, g->d_mean, sizeof(double) * d, cudaMemcpyDeviceToHost));
+        for (int j = 0; j < d; j++) sums[j] += mean[j] * (double)L.rows;
+    }
 fail:
     free(mean);
     return status;
@@ -52,11 +60,16 @@ static gmm_status gpu_prepare(void *ctx, const double *mean, double *total_devia
     gpu_lloyd *g = (gpu_lloyd *)ctx;
     gmm_backend_ctx *c = g->c;
     const int64_t N = c->n_samples;
+    cuda_chunk_loop L;
     GMM_CUDA_CHECK(cudaMemcpy(g->d_mean, mean, sizeof(double) * c->dim, cudaMemcpyHostToDevice));
     /* the deviations go to min_dist, summed, then overwritten by the first assignment */
-    if ((status = kmeans_row_norms_cuda(g->d_X, N, c->dim, g->d_mean, g->d_x_norm, g->d_min_dist,
-                                        g->stream)) != GMM_OK)
-        goto fail;
+    if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, N, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status))
+        if ((status = kmeans_row_norms_cuda((const double *)L.X, L.rows, c->dim, g->d_mean,
+                                            g->d_x_norm + L.r0, g->d_min_dist + L.r0,
+                                            g->stream)) != GMM_OK)
+            goto fail;
+    if (status != GMM_OK) goto fail;
     if ((status = reduce_sum_cuda(g->d_min_dist, (size_t)N, 1.0, c->d_partial, c->d_scalar,
                                   g->stream)) != GMM_OK)
         goto fail;
@@ -72,24 +85,35 @@ static gmm_status gpu_assign(void *ctx, const double *centers, int64_t *n_change
     gpu_lloyd *g = (gpu_lloyd *)ctx;
     gmm_backend_ctx *c = g->c;
     const int K = c->n_components, d = c->dim;
-    const int64_t N = c->n_samples;
     unsigned long long changed = 0;
+    int64_t total_changed = 0;
+    cuda_chunk_loop L;
     GMM_CUDA_CHECK(cudaMemcpy(g->d_centers, centers, sizeof(double) * K * d,
                               cudaMemcpyHostToDevice));
     if ((status = kmeans_sq_norms_cuda(g->d_centers, K, d, g->d_c_norm, g->stream)) != GMM_OK)
         goto fail;
-    if ((status = gmm_gpu_dgemm(c->gpu, false, true, (int)N, K, d, 1.0, g->d_X, d, g->d_centers,
-                                d, 0.0, g->d_dots, K)) != GMM_OK)
-        goto fail;
-    /* the one-hot matrix is written on every pass, so after the loop it is the final labels' */
-    if ((status = kmeans_assign_cuda(g->d_dots, g->d_x_norm, g->d_c_norm, N, K, g->d_labels,
-                                     g->d_min_dist, g->d_onehot,
-                                     n_changed ? g->d_changed : NULL, g->stream)) != GMM_OK)
-        goto fail;
-    if (n_changed) {
-        GMM_CUDA_CHECK(cudaMemcpy(&changed, g->d_changed, sizeof changed, cudaMemcpyDeviceToHost));
-        *n_changed = (int64_t)changed;
+    if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, c->n_samples, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status)) {
+        const int64_t r0 = L.r0;
+        if ((status = gmm_gpu_dgemm(c->gpu, false, true, (int)L.rows, K, d, 1.0,
+                                    (const double *)L.X, d, g->d_centers, d, 0.0,
+                                    g->d_dots + r0 * K, K)) != GMM_OK)
+            goto fail;
+        /* the one-hot matrix is written on every pass, so after the loop it is the final
+         * labels' */
+        if ((status = kmeans_assign_cuda(g->d_dots + r0 * K, g->d_x_norm + r0, g->d_c_norm,
+                                         L.rows, K, g->d_labels + r0, g->d_min_dist + r0,
+                                         g->d_onehot + r0 * K, n_changed ? g->d_changed : NULL,
+                                         g->stream)) != GMM_OK)
+            goto fail;
+        if (n_changed) {
+            GMM_CUDA_CHECK(cudaMemcpy(&changed, g->d_changed, sizeof changed,
+                                      cudaMemcpyDeviceToHost));
+            total_changed += (int64_t)changed;
+        }
     }
+    if (status != GMM_OK) goto fail;
+    if (n_changed) *n_changed = total_changed;
 fail:
     return status;
 }
@@ -100,11 +124,24 @@ static gmm_status gpu_update(void *ctx, double *sums, int *counts)
     gpu_lloyd *g = (gpu_lloyd *)ctx;
     gmm_backend_ctx *c = g->c;
     const int K = c->n_components, d = c->dim;
-    if ((status = kmeans_sums_cuda(c->gpu, g->d_X, c->n_samples, d, g->d_labels, g->d_onehot, K,
-                                   g->d_sums, g->d_counts)) != GMM_OK)
-        goto fail;
-    GMM_CUDA_CHECK(cudaMemcpy(sums, g->d_sums, sizeof(double) * K * d, cudaMemcpyDeviceToHost));
-    GMM_CUDA_CHECK(cudaMemcpy(counts, g->d_counts, sizeof(int) * K, cudaMemcpyDeviceToHost));
+    const size_t Kd = (size_t)K * d;
+    cuda_chunk_loop L;
+    if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, c->n_samples, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status)) {
+        const bool first = L.r0 == 0;
+        if ((status = kmeans_sums_cuda(c->gpu, (const double *)L.X, L.rows, d,
+                                       g->d_labels + L.r0, g->d_onehot + L.r0 * K, K, g->d_sums,
+                                       g->d_counts)) != GMM_OK)
+            goto fail;
+        GMM_CUDA_CHECK(cudaMemcpy(first ? sums : g->h_sums, g->d_sums, sizeof(double) * Kd,
+                                  cudaMemcpyDeviceToHost));
+        GMM_CUDA_CHECK(cudaMemcpy(first ? counts : g->h_counts, g->d_counts, sizeof(int) * K,
+                                  cudaMemcpyDeviceToHost));
+        if (!first) {
+            for (size_t e = 0; e < Kd; e++) sums[e] += g->h_sums[e];
+            for (int k = 0; k < K; k++) counts[k] += g->h_counts[k];
+        }
+    }
 fail:
     return status;
 }
@@ -127,9 +164,7 @@ static gmm_status gpu_take(void *ctx, int64_t index, double *row)
 {
     gmm_status status = GMM_OK;
     gpu_lloyd *g = (gpu_lloyd *)ctx;
-    const int d = g->c->dim;
-    GMM_CUDA_CHECK(cudaMemcpy(row, g->d_X + index * d, sizeof(double) * d,
-                              cudaMemcpyDeviceToHost));
+    if ((status = cuda_data_row_f64(g->c, index, row)) != GMM_OK) goto fail;
     GMM_CUDA_CHECK(cudaMemset(g->d_min_dist + index, 0, sizeof(double)));
 fail:
     return status;
@@ -141,8 +176,6 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
     const int64_t N = c->n_samples;
-    const size_t Kd = (size_t)K * d;
-    double *own_X = NULL;
     int *labels = NULL;
     gpu_lloyd g;
     memset(&g, 0, sizeof g);
@@ -160,29 +193,12 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     g.d_c_norm = c->d_const;
     g.d_sums = c->d_acc;
     g.d_mean = c->d_b;
-    if (resp) {
-        labels = (int *)malloc(sizeof(int) * N);
-        if (!labels) {
-            status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
-            goto fail;
-        }
-    }
-    if (!c->single) {
-        g.d_X = (const double *)c->d_X;
-    } else {
-        /* float data: the distances in float64 from a float64 copy */
-        double *dX;
-        if (c->d_work && (size_t)c->chunk_rows * (c->type == GMM_COV_FULL ? Kd : (size_t)d) *
-                                 elem_size(c) >= sizeof(double) * N * d)
-            dX = (double *)c->d_work;
-        else {
-            DMALLOC(own_X, sizeof(double) * N * d);
-            dX = own_X;
-        }
-        if ((status = kmeans_to_double_cuda((const float *)c->d_X, (size_t)N * d, dX,
-                                            g.stream)) != GMM_OK)
-            goto fail;
-        g.d_X = dX;
+    g.h_sums = (double *)malloc(sizeof(double) * K * d);
+    g.h_counts = (int *)malloc(sizeof(int) * K);
+    if (resp) labels = (int *)malloc(sizeof(int) * N);
+    if (!g.h_sums || !g.h_counts || (resp && !labels)) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
+        goto fail;
     }
     DMALLOC(g.d_x_norm, sizeof(double) * N);
     DMALLOC(g.d_labels, sizeof(int) * N);
@@ -201,12 +217,13 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
         c->resp_state = 1;
     }
 fail:
-    cudaFree(own_X);
     cudaFree(g.d_x_norm);
     cudaFree(g.d_labels);
     cudaFree(g.d_counts);
     cudaFree(g.d_changed);
     cudaFree(g.d_far);
+    free(g.h_sums);
+    free(g.h_counts);
     free(labels);
     return status;
 }
@@ -226,17 +243,32 @@ typedef struct {
     double *d_rows;           /* n_trials x d: the candidates */
 } gpu_kpp;
 
-/* The distances to n_rows host rows (float64), min'd with d_closest when it is not NULL. */
+/* The distances to n_rows host rows (float64), min'd with d_closest when it is not NULL, into
+ * d_out (n_rows x N), chunk by chunk (one call per row when the data comes in several chunks:
+ * the kernel writes a chunk's rows contiguously). */
 static gmm_status gpu_kpp_distances(gpu_kpp *g, const double *rows, int n_rows,
                                     const double *d_closest, double *d_out)
 {
     gmm_status status = GMM_OK;
     gmm_backend_ctx *c = g->c;
+    const int64_t N = c->n_samples;
+    cuda_chunk_loop L;
     GMM_CUDA_CHECK(cudaMemcpy(g->d_rows, rows, sizeof(double) * n_rows * c->dim,
                               cudaMemcpyHostToDevice));
-    status = kmeans_pp_distances_rows_cuda(c->d_X, c->single ? GMM_ELEM_F32 : GMM_ELEM_F64,
-                                           c->n_samples, c->dim, g->d_rows, n_rows, d_closest,
-                                           d_out, g->stream);
+    if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, N, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status)) {
+        if (L.rows == N) {
+            status = kmeans_pp_distances_rows_cuda(L.X, GMM_ELEM_F64, N, c->dim, g->d_rows,
+                                                   n_rows, d_closest, d_out, g->stream);
+        } else {
+            for (int t = 0; t < n_rows && status == GMM_OK; t++)
+                status = kmeans_pp_distances_rows_cuda(
+                    L.X, GMM_ELEM_F64, L.rows, c->dim, g->d_rows + (size_t)t * c->dim, 1,
+                    d_closest ? d_closest + L.r0 : NULL, d_out + (size_t)t * N + L.r0,
+                    g->stream);
+        }
+        if (status != GMM_OK) goto fail;
+    }
 fail:
     return status;
 }
@@ -286,27 +318,10 @@ fail:
     return status;
 }
 
-/* Row `index` in float64 (exactly the stored value, float data widened). */
+/* Row `index` in float64 (exactly the stored value, as the CPU converts it). */
 static gmm_status gpu_kpp_row(void *ctx, int64_t index, double *row)
 {
-    gmm_status status = GMM_OK;
-    gpu_kpp *g = (gpu_kpp *)ctx;
-    gmm_backend_ctx *c = g->c;
-    const int d = c->dim;
-    if (!c->single) {
-        GMM_CUDA_CHECK(cudaMemcpy(row, (const double *)c->d_X + index * d, sizeof(double) * d,
-                                  cudaMemcpyDeviceToHost));
-    } else {
-        float *f = (float *)malloc(sizeof(float) * d);
-        if (!f) return gmm_error(GMM_ERR_NOMEM, "out of memory in k-means++");
-        cudaError_t e = cudaMemcpy(f, (const float *)c->d_X + index * d, sizeof(float) * d,
-                                   cudaMemcpyDeviceToHost);
-        for (int j = 0; j < d; j++) row[j] = (double)f[j];
-        free(f);
-        GMM_CUDA_CHECK(e);
-    }
-fail:
-    return status;
+    return cuda_data_row_f64(((gpu_kpp *)ctx)->c, index, row);
 }
 
 static gmm_status gpu_kpp_keep(void *ctx, int best)

@@ -15,6 +15,7 @@
 #include "kernels/compact.h"
 #include "kernels/matmul.h"
 #include "kernels/mixture_weights.h"
+#include "kernels/reduce.h"
 #include "kernels/scaled_centre.h"
 #include "kernels/wcov.h"
 #include "kernels/wsum.h"
@@ -25,6 +26,48 @@ static __global__ void exp_kernel(const double *__restrict__ x, double *__restri
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
         y[i] = exp(x[i]);
+}
+
+/* acc[i] += x[i] */
+static __global__ void add_kernel(const double *__restrict__ x, int64_t n, double *acc)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        acc[i] += x[i];
+}
+
+/* x[k, j] = x[k, j] / nk[k] + add */
+static __global__ void divide_add_kernel(double *x, int K, int d, const double *__restrict__ nk,
+                                         double add)
+{
+    const int64_t n = (int64_t)K * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x)
+        x[e] = x[e] / nk[e / d] + add;
+}
+
+/* From the summed statistics (stats[0..K): sum_i r_ik): nk[k] = stats[k] + 10 eps, nk[K] their
+ * sum in k order, weights = nk / nk[K], as mixture_weights_cuda (one thread). */
+static __global__ void weights_from_stats_kernel(const double *__restrict__ stats, int K,
+                                                 double *nk, double *weights)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    double total = 0;
+    for (int k = 0; k < K; k++) {
+        nk[k] = stats[k] + 10 * DBL_EPSILON;
+        total += nk[k];
+    }
+    nk[K] = total;
+    for (int k = 0; k < K; k++) weights[k] = nk[k] / total;
+}
+
+/* Whether the M-step's sums are split (over chunks or ranks) and so formed as plain sums, added
+ * up, summed over the ranks, then divided: otherwise one pass divides at once (one rank, the
+ * data resident in the compute type: the former arithmetic, bit for bit). */
+static bool split_sums(const gmm_backend_ctx *c)
+{
+    return gmm_comm_size(c->comm) > 1 ||
+           cuda_chunk_step(c, compute_elem(c), c->n_samples) < c->n_samples;
 }
 
 /* means[k, j] /= nk[k] */
@@ -127,12 +170,42 @@ static __global__ void triu_kernel(double *x, int n_mats, int d)
 }
 
 /* The weighted column sums over all rows: out[k, j] = sum_i R[i,k] f(X[i,j]) / N_k (+ reg):
- * f(x) = x (centred false) or (x - mu[k, j])^2 (centred true). */
-static gmm_status weighted_sums(gmm_backend_ctx *c, bool centred, double reg, double *out)
+ * f(x) = x (centred false) or (x - mu[k, j])^2 (centred true), every rank's rows. Split over
+ * chunks or ranks, the chunks' plain sums are added up; finish false leaves those (this rank's)
+ * in out for the caller to sum over the ranks and divide. */
+static gmm_status weighted_sums(gmm_backend_ctx *c, bool centred, double reg, double *out,
+                                bool finish)
 {
-    return wsum_cuda(c->d_X, c->single ? GMM_ELEM_F32 : GMM_ELEM_F64, (size_t)c->n_samples,
-                     c->dim, c->d_resp, c->n_components, centred ? c->d_means : NULL, c->d_nk,
-                     reg, c->d_partial, c->partial_n, out, NULL);
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples;
+    const gmm_elem want = compute_elem(c);
+    const bool whole = !split_sums(c) && cuda_chunk_step(c, want, N) >= N;
+    cuda_chunk_loop L;
+    if ((status = cuda_chunks_begin(c, want, N, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status)) {
+        if (whole) /* one chunk, one rank: divided and regularised at once */
+            status = wsum_cuda(L.X, want, (size_t)N, d, c->d_resp, K, centred ? c->d_means : NULL,
+                               c->d_nk, reg, c->d_partial, c->partial_n, out, NULL);
+        else /* this chunk's plain sums, added up below */
+            status = wsum_cuda(L.X, want, (size_t)L.rows, d, c->d_resp + L.r0 * K, K,
+                               centred ? c->d_means : NULL, c->d_ones, 0.0, c->d_partial,
+                               c->partial_n, L.r0 == 0 ? out : c->d_chunk_sums, NULL);
+        if (status != GMM_OK) goto fail;
+        if (!whole && L.r0 > 0) {
+            add_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_chunk_sums, (int64_t)K * d,
+                                                                out);
+            GMM_LAUNCH_CHECK("add_kernel");
+        }
+    }
+    if (status != GMM_OK) goto fail;
+    if (!whole && finish) {
+        if ((status = cuda_comm_sum(c, out, (size_t)K * d)) != GMM_OK) goto fail;
+        divide_add_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(out, K, d, c->d_nk, reg);
+        GMM_LAUNCH_CHECK("divide_add_kernel");
+    }
+fail:
+    return status;
 }
 
 static gmm_status gemm_at_b(gmm_gpu *h, int m, int n, int k, const double *A, const double *B,
@@ -185,16 +258,18 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
 {
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
-    const int64_t N = c->n_samples, dd = (int64_t)d * d;
+    const int64_t dd = (int64_t)d * d;
     const bool direct = sizeof(TA) == sizeof(double) && !tied; /* straight into acc */
     TA *A = (TA *)c->d_work;
     TA *tmp = (TA *)c->d_tmp;
-    for (int64_t r0 = 0; r0 < N; r0 += c->mstep_rows) {
-        int64_t rows = N - r0 < c->mstep_rows ? N - r0 : c->mstep_rows;
+    const gmm_elem x_elem = sizeof(TX) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
+    const gmm_elem a_elem = sizeof(TA) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
+    cuda_chunk_loop L;
+    if ((status = cuda_chunks_begin(c, x_elem, c->mstep_rows, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status)) {
+        const int64_t r0 = L.r0, rows = L.rows;
         const double *Rc = c->d_resp + r0 * K;
-        const void *Xc = (const char *)c->d_X + (size_t)r0 * d * sizeof(TX);
-        const gmm_elem x_elem = sizeof(TX) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
-        const gmm_elem a_elem = sizeof(TA) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
+        const void *Xc = L.X;
         if (c->compact)
             status = compact_rows_cuda(Xc, x_elem, (size_t)rows, d, Rc, (size_t)K, K, c->d_means,
                                        A, a_elem, c->d_compact_ws, c->compact_ws_bytes,
@@ -232,6 +307,9 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
             GMM_LAUNCH_CHECK("sum_products_kernel");
         }
     }
+    if (status != GMM_OK) goto fail;
+    /* the accumulators of every rank's rows (lower triangles) */
+    status = cuda_comm_sum(c, c->d_acc, (size_t)dd * (tied ? 1 : K));
 fail:
     return status;
 }
@@ -321,6 +399,76 @@ fail:
     return status;
 }
 
+/* N_k, the weights and the means = R^T X / N_k over every rank's rows. One rank with the data
+ * resident in the compute type: mixture_weights_cuda and one product, as always. Otherwise the
+ * statistics [sum_i r_ik (K) | R^T X (K x d)] chunk by chunk into d_stats, summed over the
+ * ranks in one call, then the weights and the division. */
+static gmm_status weights_and_means(gmm_backend_ctx *c)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t N = c->n_samples;
+    const bool split = split_sums(c);
+    double *sum_x = split ? c->d_stats + K : c->d_means;
+    if (!split) {
+        if ((status = mixture_weights_cuda(c->d_resp, (size_t)N, K, c->d_nk, c->d_weights,
+                                           NULL)) != GMM_OK)
+            goto fail;
+    } else {
+        if ((status = reduce_cols_cuda(c->d_resp, (size_t)N, K, c->d_stats, NULL)) != GMM_OK)
+            goto fail;
+    }
+    if (!c->single) {
+        cuda_chunk_loop L;
+        if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, N, &L)) != GMM_OK) goto fail;
+        while (cuda_chunks_next(&L, &status)) {
+            const double *X = (const double *)L.X, *R = c->d_resp + L.r0 * K;
+            status = c->means_matmul && !split
+                         ? matmul_cuda(R, X, (size_t)L.rows, K, d, sum_x, NULL)
+                         : gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)L.rows, 1.0, R, K, X, d,
+                                         L.r0 > 0 ? 1.0 : 0.0, sum_x, d);
+            if (status != GMM_OK) goto fail;
+        }
+        if (status != GMM_OK) goto fail;
+        if (!split) {
+            divide_rows_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, K, d, c->d_nk);
+            GMM_LAUNCH_CHECK("divide_rows_kernel");
+        }
+    } else {
+        if ((status = weighted_sums(c, false, 0.0, sum_x, false)) != GMM_OK) goto fail;
+    }
+    if (split) {
+        if ((status = cuda_comm_sum(c, c->d_stats, (size_t)K + (size_t)K * d)) != GMM_OK)
+            goto fail;
+        weights_from_stats_kernel<<<1, 1>>>(c->d_stats, K, c->d_nk, c->d_weights);
+        GMM_LAUNCH_CHECK("weights_from_stats_kernel");
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_means, sum_x, sizeof(double) * K * d,
+                                  cudaMemcpyDeviceToDevice));
+        divide_rows_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, K, d, c->d_nk);
+        GMM_LAUNCH_CHECK("divide_rows_kernel");
+    }
+fail:
+    return status;
+}
+
+/* acc (lower triangle) = X^T X over every rank's rows (the tied float64 covariance), chunk by
+ * chunk, summed over the ranks. */
+static gmm_status data_gram(gmm_backend_ctx *c)
+{
+    gmm_status status = GMM_OK;
+    const int d = c->dim;
+    cuda_chunk_loop L;
+    if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, c->n_samples, &L)) != GMM_OK) goto fail;
+    while (cuda_chunks_next(&L, &status))
+        if ((status = gmm_gpu_dsyrk_at_a(c->gpu, d, (int)L.rows, 1.0, (const double *)L.X, d,
+                                         L.r0 > 0 ? 1.0 : 0.0, c->d_acc, d)) != GMM_OK)
+            goto fail;
+    if (status != GMM_OK) goto fail;
+    status = cuda_comm_sum(c, c->d_acc, (size_t)d * d);
+fail:
+    return status;
+}
+
 /* The M-step's parts timed with events when report->phase_ms asks for them (gmm-bench em):
  * 0 weights and means, 1 covariance products, 2 factorisation, 3 E-step constants. */
 typedef struct {
@@ -353,23 +501,7 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         exp_kernel<<<grid_for(N * K, 256), 256>>>(c->d_log_resp, c->d_resp, N * K);
         GMM_LAUNCH_CHECK("exp_kernel");
     }
-    if ((status = mixture_weights_cuda(c->d_resp, (size_t)N, K, c->d_nk, c->d_weights, NULL)) !=
-        GMM_OK)
-        goto fail;
-
-    /* means = R^T X / nk */
-    if (!c->single) {
-        status = c->means_matmul
-                     ? matmul_cuda(c->d_resp, (const double *)c->d_X, (size_t)N, K, d, c->d_means,
-                                   NULL)
-                     : gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)N, 1.0, c->d_resp, K,
-                                     (const double *)c->d_X, d, 0.0, c->d_means, d);
-        if (status != GMM_OK) goto fail;
-        divide_rows_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, K, d, c->d_nk);
-        GMM_LAUNCH_CHECK("divide_rows_kernel");
-    } else {
-        if ((status = weighted_sums(c, false, 0.0, c->d_means)) != GMM_OK) goto fail;
-    }
+    if ((status = weights_and_means(c)) != GMM_OK) goto fail;
     if ((status = phase_mark(&timer, 1)) != GMM_OK) goto fail;
 
     switch (c->type) {
@@ -381,9 +513,7 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     case GMM_COV_TIED:
         if (!c->single) {
             /* scikit-learn: (X^T X - sum_k N_k mu_k mu_k^T) / sum N_k */
-            if ((status = gmm_gpu_dsyrk_at_a(c->gpu, d, (int)N, 1.0, (const double *)c->d_X, d,
-                                             0.0, c->d_acc, d)) != GMM_OK)
-                goto fail;
+            if ((status = data_gram(c)) != GMM_OK) goto fail;
             sqrt_nk_means_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, c->d_nk, K,
                                                                           d, c->d_b);
             GMM_LAUNCH_CHECK("sqrt_nk_means_kernel");
@@ -398,10 +528,10 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         }
         break;
     case GMM_COV_DIAG:
-        if ((status = weighted_sums(c, true, reg_covar, c->d_cov)) != GMM_OK) goto fail;
+        if ((status = weighted_sums(c, true, reg_covar, c->d_cov, true)) != GMM_OK) goto fail;
         break;
     case GMM_COV_SPHERICAL:
-        if ((status = weighted_sums(c, true, reg_covar, c->d_acc)) != GMM_OK) goto fail;
+        if ((status = weighted_sums(c, true, reg_covar, c->d_acc, true)) != GMM_OK) goto fail;
         spherical_kernel<<<(K + 127) / 128, 128>>>(c->d_acc, K, d, c->d_cov);
         GMM_LAUNCH_CHECK("spherical_kernel");
         break;

@@ -299,6 +299,7 @@ typedef struct {
      * device), the initialisations and the EM iterations (all runs), the final E-step */
     double seconds_setup, seconds_init, seconds_em, seconds_scores;
     int n_iter_total;           /* EM iterations over all runs */
+    bool data_streamed;         /* the backend streamed the data from host memory (this rank's) */
 } gmm_fit_scores;
 void gmm_fit_scores_free(gmm_fit_scores *scores); /* accepts a zeroed or freed one */
 
