@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "kernels/gpu_info.h"
 
 /* Open MPI's counts are int: large buffers go in slices. */
 #define SLICE ((size_t)1 << 28)
@@ -129,8 +130,35 @@ gmm_status cli_mpi_gather_u8(cli_mpi *m, const uint8_t *mine, int64_t n, uint8_t
     return gather(m, mine, n, all, MPI_UNSIGNED_CHAR, 1);
 }
 
+static gmm_status nccl_sum(gmm_comm *comm, double *d_buf, size_t n, void *stream)
+{
+    return gmm_nccl_sum((gmm_nccl *)comm->impl, d_buf, n, stream);
+}
+
+gmm_status cli_mpi_gpu(cli_mpi *m, gmm_gpu **gpu)
+{
+    *gpu = NULL;
+    int count = gmm_gpu_count();
+    if (count < 1) return gmm_error(GMM_ERR_NO_DEVICE, "rank %d: no CUDA GPU is available", m->rank);
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    int device = (local && *local ? atoi(local) : m->rank) % count;
+    gmm_status status = gmm_gpu_create_on(device, gpu);
+    if (status != GMM_OK || m->size <= 1) return status;
+    unsigned char id[GMM_NCCL_ID_BYTES] = {0};
+    if (m->rank == 0 && (status = gmm_nccl_unique_id(id)) != GMM_OK) return status;
+    if ((status = mpi_status(MPI_Bcast(id, GMM_NCCL_ID_BYTES, MPI_UNSIGNED_CHAR, 0,
+                                       MPI_COMM_WORLD), "MPI_Bcast")) != GMM_OK)
+        return status;
+    if ((status = gmm_nccl_create(&m->nccl, id, m->rank, m->size)) != GMM_OK) return status;
+    m->comm.impl = m->nccl;
+    m->comm.sum_device = nccl_sum;
+    return GMM_OK;
+}
+
 void cli_mpi_finish(cli_mpi *m)
 {
+    gmm_nccl_destroy(m->nccl);
+    m->nccl = NULL;
     if (m->started) MPI_Finalize();
     m->started = 0;
 }

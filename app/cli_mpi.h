@@ -9,12 +9,15 @@
 
 #include <stdint.h>
 
+#include "kernels/gpu.h"
 #include "models/comm.h"
+#include "models/comm_nccl.h"
 
 typedef struct {
     int rank, size;   /* 0 and 1 when not under a launcher */
     int started;      /* MPI_Init was called */
     gmm_comm comm;    /* size > 1: sums over MPI_COMM_WORLD, the same bits on every rank */
+    gmm_nccl *nccl;   /* after cli_mpi_gpu: the ranks' NCCL communicator (comm.sum_device) */
 } cli_mpi;
 
 /* Whether the program was started by an MPI launcher with more than one rank. */
@@ -28,6 +31,10 @@ int cli_mpi_fail(cli_mpi *mpi, gmm_status status);
  * other ranks). */
 gmm_status cli_mpi_gather_int(cli_mpi *mpi, const int *mine, int64_t n, int *all);
 gmm_status cli_mpi_gather_u8(cli_mpi *mpi, const uint8_t *mine, int64_t n, uint8_t *all);
+/* One GPU per rank: GPU (local rank mod the GPUs of the host) becomes this process's device and
+ * *gpu its resources object, and the device sums of the fit go through NCCL, its communicator
+ * bootstrapped over MPI (rank 0's unique id broadcast). */
+gmm_status cli_mpi_gpu(cli_mpi *mpi, gmm_gpu **gpu);
 void cli_mpi_finish(cli_mpi *mpi);
 
 #endif

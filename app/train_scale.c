@@ -1,7 +1,8 @@
 /* gmm-train over row ranges (see train_scale.h). Every rank reads only its rows of the image file
  * (a raw file is memory-mapped, a gzip file inflated up to the range's end) and keeps them as
- * bytes: the fit is models/em.c's gmm_fit_view on a U8 data view with the MPI communicator, so
- * every rank ends with the same model. Rank 0 gathers the labels for the summary, prints the
+ * bytes: the fit is models/em.c's gmm_fit_view on a U8 data view with the MPI communicator (one
+ * GPU per rank, NCCL between them, when every rank has one), so every rank ends with the same
+ * model; with --gpus, models/multi_gpu.h's gmm_fit_gpus on the GPUs of this process. Rank 0 gathers the labels for the summary, prints the
  * progress and writes the model and the means picture; a rank that fails ends every rank with
  * its message (cli_mpi_fail). */
 #include "app/train_scale.h"
@@ -13,7 +14,9 @@
 #include "app/cli.h"
 #include "app/report.h"
 #include "data/dataset.h"
+#include "kernels/gpu_info.h"
 #include "models/model_io.h"
+#include "models/multi_gpu.h"
 
 /* Exit code of an interrupted run (as gmm_train.c's). */
 #define EXIT_INTERRUPTED 130
@@ -47,6 +50,7 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
     gmm_model model = {0}, start = {0};
     gmm_fit_scores scores = {0};
     int *all_labels = NULL, rc = 0;
+    gmm_gpu *gpu = NULL;
     uint8_t *all_truth = NULL;
     cli_progress_state progress = {.quiet = args->quiet, .n_init = opt.n_init};
     const char *bad = unsupported_option(args);
@@ -54,9 +58,15 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
         rc = cli_error("%s needs all the data in one process: not in %s", bad, where);
         goto done;
     }
-    if (args->gpus != 0) {
-        rc = cli_error("--gpus: this build fits on one GPU per process; run one rank per GPU "
-                       "under mpirun");
+    if (args->gpus != 0 && size > 1) {
+        rc = cli_error("--gpus splits the rows over the GPUs of one process; under mpirun every "
+                       "rank takes one GPU of its host");
+        goto done;
+    }
+    int n_gpus = args->gpus < 0 ? gmm_gpu_count() : args->gpus;
+    if (args->gpus != 0 && n_gpus > gmm_gpu_count()) {
+        rc = cli_error("--gpus %d: this host has %d GPU%s", n_gpus, gmm_gpu_count(),
+                       gmm_gpu_count() == 1 ? "" : "s");
         goto done;
     }
     double t_start = cli_now_seconds();
@@ -83,6 +93,18 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
         if (!args->k_given) opt.n_components = start.n_components;
         if (!args->cov_given) opt.covariance_type = start.covariance_type;
     }
+    /* under mpirun: one GPU per rank (NCCL between them) when every rank has one */
+    if (size > 1 && opt.device != GMM_DEVICE_CPU) {
+        int none = gmm_gpu_count() < 1;
+        if ((st = gmm_comm_any(&mpi->comm, &none)) != GMM_OK) goto failed;
+        if (none && opt.device == GMM_DEVICE_GPU) {
+            st = gmm_error(GMM_ERR_NO_DEVICE, "--device gpu: a rank has no CUDA GPU");
+            goto failed;
+        }
+        if (!none && (st = cli_mpi_gpu(mpi, &gpu)) != GMM_OK) goto failed;
+        opt.device = none ? GMM_DEVICE_CPU : GMM_DEVICE_GPU;
+        opt.gpu = gpu;
+    }
     const gmm_data_view view = {.elem = GMM_ELEM_U8, .rows = ds.pixels, .n_rows = count,
                                 .dim = dim, .first_row = first, .n_total = n_total};
     opt.comm = size > 1 ? &mpi->comm : NULL;
@@ -103,7 +125,10 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
                (unsigned long long)opt.seed);
         fflush(stdout);
     }
-    st = gmm_fit_view(&view, &opt, &model, &scores);
+    if (args->gpus != 0)
+        st = gmm_fit_gpus(&view, n_gpus, &opt, &model, &scores);
+    else
+        st = gmm_fit_view(&view, &opt, &model, &scores);
     if (st != GMM_OK && st != GMM_INTERRUPTED) goto failed;
     model.image_rows = ds.rows;
     model.image_cols = ds.cols;
@@ -131,9 +156,10 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
     if (ds.labels && (st = cli_mpi_gather_u8(mpi, ds.labels, count, all_truth)) != GMM_OK)
         goto failed;
     if (root) {
-        printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
+        printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.10f%s\n",
                model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
-               t_fit - t_start, model.lower_bound);
+               t_fit - t_start, model.lower_bound,
+               scores.data_streamed ? " (the data streamed from host memory)" : "");
         gmm_fit_scores all = scores;
         all.n_samples = n_total;
         all.labels = all_labels;
@@ -156,5 +182,6 @@ done:
     gmm_model_free(&start);
     dataset_free(&ds);
     dataset_free(&head);
+    gmm_gpu_destroy(gpu);
     return rc;
 }
