@@ -22,8 +22,10 @@ for g in $(seq 2 "$G"); do list=$list,$g; done
 # the data forced to host memory: every pass streams it (2 GiB for the chunks and buffers)
 ./bin/gmm-bench scale --data "$DATA" -k 10 --iters "$ITERS" --gpus 1 --precision fp64,tf32 \
   --memory-budget 2147483648
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+/usr/bin/time -f "gpus 1: %e s wall" ./bin/gmm-train "$DATA" --gpus 1 -k 10 --max-iter 10 --tol 0 -q \
+  --png '' -o /tmp/scale-one.bin 2>&1 | grep -E "iterations|wall|error"
 if [ "$G" -gt 1 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   for how in "gpus" "mpirun"; do
     if [ $how = gpus ]; then run=(./bin/gmm-train "$DATA" --gpus "$G");
     else run=(mpirun --oversubscribe -np "$G" --bind-to none ./bin/gmm-train "$DATA"); fi
