@@ -444,7 +444,9 @@ static gmm_status fit(const gmm_data_view *data, const gmm_options *o,
     if (o->verbose >= 2)
         notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
                seconds_setup);
+    const bool streamed = be->streams && be->streams(ctx);
     status = gmm_fit_on_context(be, ctx, seconds_setup, data, o, initial_resp, model, scores);
+    if (scores && status == GMM_OK) scores->data_streamed = streamed;
     be->destroy(ctx);
     return status;
 }
