@@ -14,17 +14,13 @@
 #include "app/cli.h"
 #include "app/report.h"
 #include "data/dataset.h"
+#include "data/file_open.h"
 #include "kernels/gpu_info.h"
 #include "models/model_io.h"
 #include "models/multi_gpu.h"
 
 /* Exit code of an interrupted run (as gmm_train.c's). */
 #define EXIT_INTERRUPTED 130
-
-int train_scale_wanted(const gmm_train_args *args, const cli_mpi *mpi)
-{
-    return mpi->size > 1 || args->gpus != 0;
-}
 
 /* The option that needs all the data in one process, or NULL. */
 static const char *unsupported_option(const gmm_train_args *a)
@@ -40,10 +36,31 @@ static const char *unsupported_option(const gmm_train_args *a)
     return NULL;
 }
 
+int train_scale_wanted(const gmm_train_args *args, const cli_mpi *mpi)
+{
+    if (mpi->size > 1 || args->gpus != 0) return 1;
+    if (unsupported_option(args)) return 0;
+    /* one process: this way too when a float64 copy of the images would take more than half of
+     * the memory (the header alone is read; a bad file is left to the usual path to report) */
+    dataset head = {0};
+    if (dataset_load_range(args->data_path, DATASET_TRAIN, 0, 0, 0, &head) != GMM_OK) {
+        gmm_error_clear();
+        return 0;
+    }
+    int64_t n = head.n_total;
+    if (args->limit > 0 && args->limit < n) n = args->limit;
+    double f64_bytes = (double)n * head.rows * head.cols * sizeof(double);
+    dataset_free(&head);
+    return f64_bytes > 0.5 * (double)file_memory_budget();
+}
+
 int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn should_stop)
 {
     const int root = mpi->rank == 0, size = mpi->size;
     const char *where = size > 1 ? "a run under mpirun" : "a --gpus run";
+    if (root && size == 1 && args->gpus == 0 && !args->quiet)
+        printf("the images as float64 would take more than half of this machine's memory: "
+               "they are kept as bytes (memory-mapped when the file is raw)\n");
     gmm_options opt = args->opt;
     gmm_status st = GMM_OK;
     dataset head = {0}, ds = {0};

@@ -5,7 +5,7 @@
  *                   [--covariance full] [--memory-budget BYTES]
  *
  * --data is an IDX directory (train-images-idx3-ubyte[.gz], e.g. written by gmm-augment), read
- * with the data/ loader; nothing is generated here. Each (GPUs, precision) pair runs one fit of
+ * with the data/ loader (a raw file memory-mapped); nothing is generated here. Each (GPUs, precision) pair runs one fit of
  * exactly --iters EM iterations (tol 0) from k-means (kmeans_max_iter 10) and prints one row:
  * seconds per EM iteration (the median of the iterations after the first, from the fit's
  * progress callback), the speed-up over 1 GPU at the same precision, whether the data streamed
@@ -149,7 +149,7 @@ int bench_scale(int argc, char **argv)
 
     dataset ds;
     double t_load = now_s();
-    gmm_status st = dataset_load(data_dir, DATASET_TRAIN, &ds);
+    gmm_status st = dataset_load_range(data_dir, DATASET_TRAIN, 0, -1, 1, &ds);
     if (st != GMM_OK) {
         fprintf(stderr, "gmm-bench scale: %s\n", gmm_error_message(st));
         return 1;

@@ -445,6 +445,11 @@ static gmm_status fit(const gmm_data_view *data, const gmm_options *o,
         notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
                seconds_setup);
     const bool streamed = be->streams && be->streams(ctx);
+    if (streamed)
+        notice(o, "the data (%.2f GB as stored) does not fit the device memory%s: it streams "
+               "from host memory, chunk by chunk, in every pass",
+               (double)data->n_rows * data->dim * gmm_elem_size(data->elem) / 1e9,
+               o->tuning.memory_budget > 0 ? " budget" : "");
     status = gmm_fit_on_context(be, ctx, seconds_setup, data, o, initial_resp, model, scores);
     if (scores && status == GMM_OK) scores->data_streamed = streamed;
     be->destroy(ctx);

@@ -118,6 +118,14 @@ START_TEST(test_bad_options)
     tu_expect_error("expects an integer", "$B/gmm-train '%s' -k abc", dir);
     tu_expect_error("n_samples", "$B/gmm-train '%s' -k 401 --device cpu", dir);
     tu_expect_error("--tol must be >= 0", "$B/gmm-train '%s' --tol -1", dir);
+    tu_expect_error("expects a size in bytes", "$B/gmm-train '%s' --device-memory 12Q", dir);
+    tu_expect_error("between 1 byte", "$B/gmm-train '%s' --device-memory 0", dir);
+    tu_expect_error("--gpus must be", "$B/gmm-train '%s' --gpus 0", dir);
+    tu_expect_error("contradict", "$B/gmm-train '%s' --gpus 2 --device cpu", dir);
+    if (!tu_gpu_available())
+        tu_expect_error("this host has 0 GPUs", "$B/gmm-train '%s' --gpus 1", dir);
+    tu_expect_error("--pca needs all the data in one process", "$B/gmm-train '%s' --gpus 1 --pca 4",
+                    dir);
     tu_expect_error("expects a number", "$B/gmm-train '%s' --reg-covar nan", dir);
     tu_expect_error("--covariance must be", "$B/gmm-train '%s' --covariance round", dir);
     tu_expect_error("--init must be", "$B/gmm-train '%s' --init magic", dir);
