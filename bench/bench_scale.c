@@ -7,8 +7,8 @@
  * --data is an IDX directory (train-images-idx3-ubyte[.gz], e.g. written by gmm-augment), read
  * with the data/ loader (a raw file memory-mapped); nothing is generated here. Each (GPUs,
  * precision) pair runs one fit of exactly --iters EM iterations (tol 0) from k-means
- * (kmeans_max_iter 10) and prints one row: seconds per EM iteration (the median of the iterations after the first, from the fit's
- * progress callback), the speed-up over 1 GPU at the same precision, whether the data streamed
+ * (kmeans_max_iter 10) and prints one row: seconds per EM iteration (the median of the
+ * iterations after the first, from the fit's progress callback), the speed-up over 1 GPU at the same precision, whether the data streamed
  * from host memory, GPU 0's device memory in use at the end of an iteration above what it used
  * before the fit (cudaMemGetInfo total - free, the largest sample over the iterations; the
  * other GPUs hold the same buffers for their share of the rows), and the whole fit's wall time
