@@ -51,8 +51,15 @@ static gmm_status reduce(gmm_comm *comm, double *buf, size_t n, MPI_Op op)
     return status;
 }
 
-static gmm_status mpi_sum(gmm_comm *comm, double *buf, size_t n) { return reduce(comm, buf, n, MPI_SUM); }
-static gmm_status mpi_max(gmm_comm *comm, double *buf, size_t n) { return reduce(comm, buf, n, MPI_MAX); }
+static gmm_status mpi_sum(gmm_comm *comm, double *buf, size_t n)
+{
+    return reduce(comm, buf, n, MPI_SUM);
+}
+
+static gmm_status mpi_max(gmm_comm *comm, double *buf, size_t n)
+{
+    return reduce(comm, buf, n, MPI_MAX);
+}
 
 static void mpi_abort(gmm_comm *comm, gmm_status status)
 {
@@ -139,7 +146,8 @@ gmm_status cli_mpi_gpu(cli_mpi *m, gmm_gpu **gpu)
 {
     *gpu = NULL;
     int count = gmm_gpu_count();
-    if (count < 1) return gmm_error(GMM_ERR_NO_DEVICE, "rank %d: no CUDA GPU is available", m->rank);
+    if (count < 1)
+        return gmm_error(GMM_ERR_NO_DEVICE, "rank %d: no CUDA GPU is available", m->rank);
     const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     int device = (local && *local ? atoi(local) : m->rank) % count;
     gmm_status status = gmm_gpu_create_on(device, gpu);

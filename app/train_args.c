@@ -313,7 +313,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (k_is_range) opt.n_components = k_range.k_first;
     if (gpus != 0 && opt.device == GMM_DEVICE_CPU)
         return cli_error("--gpus and --device cpu contradict each other");
-    *args = (gmm_train_args){.gpus = gpus, .opt = opt, .output = output, .png = png, .images_dir = images_dir,
+    *args = (gmm_train_args){.gpus = gpus, .opt = opt, .output = output, .png = png,
+                             .images_dir = images_dir,
                              .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,
                              .limit = limit, .quiet = quiet, .timings = timings,
                              .init_from = init_from,

@@ -2,9 +2,9 @@
  * (a raw file is memory-mapped, a gzip file inflated up to the range's end) and keeps them as
  * bytes: the fit is models/em.c's gmm_fit_view on a U8 data view with the MPI communicator (one
  * GPU per rank, NCCL between them, when every rank has one), so every rank ends with the same
- * model; with --gpus, models/multi_gpu.h's gmm_fit_gpus on the GPUs of this process. Rank 0 gathers the labels for the summary, prints the
- * progress and writes the model and the means picture; a rank that fails ends every rank with
- * its message (cli_mpi_fail). */
+ * model; with --gpus, models/multi_gpu.h's gmm_fit_gpus on the GPUs of this process. Rank 0
+ * gathers the labels for the summary, prints the progress and writes the model and the means
+ * picture; a rank that fails ends every rank with its message (cli_mpi_fail). */
 #include "app/train_scale.h"
 
 #include <stdio.h>

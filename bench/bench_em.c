@@ -70,7 +70,9 @@ static void time_em(const double *X, int64_t N, int d, int K, gmm_cov_type type,
     rep.nk = nk;
     /* a random hard assignment: every component gets about N/K samples */
     for (int64_t i = 0; i < N; i++) resp[i * K + (int)(mix64((uint64_t)i) % (uint64_t)K)] = 1.0;
-    if ((st = gmm_backend_create_f64(be, &ctx, X, N, d, K, type, precision, tuning, NULL)) != GMM_OK) goto fail;
+    if ((st = gmm_backend_create_f64(be, &ctx, X, N, d, K, type, precision, tuning, NULL)) !=
+        GMM_OK)
+        goto fail;
     if ((st = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
     if ((st = be->m_step(ctx, 1e-6, &rep)) != GMM_OK) goto fail;
     for (int it = -2; it < iters; it++) {

@@ -110,7 +110,8 @@ int bench_scale(int argc, char **argv)
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},      {"iters", required_argument, NULL, 'i'},
         {"gpus", required_argument, NULL, 'g'},      {"precision", required_argument, NULL, 'p'},
-        {"covariance", required_argument, NULL, 'c'}, {"memory-budget", required_argument, NULL, 'b'},
+        {"covariance", required_argument, NULL, 'c'},
+        {"memory-budget", required_argument, NULL, 'b'},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
@@ -118,12 +119,31 @@ int bench_scale(int argc, char **argv)
         char *end = NULL;
         switch (c) {
         case 'd': data_dir = optarg; break;
-        case 'k': K = (int)strtol(optarg, &end, 10); if (*end || K < 1) { fprintf(stderr, "gmm-bench scale: bad -k '%s'\n", optarg); return 2; } break;
-        case 'i': iters = (int)strtol(optarg, &end, 10); if (*end || iters < 2) { fprintf(stderr, "gmm-bench scale: --iters must be an integer >= 2, got '%s'\n", optarg); return 2; } break;
+        case 'k':
+            K = (int)strtol(optarg, &end, 10);
+            if (*end || K < 1) {
+                fprintf(stderr, "gmm-bench scale: bad -k '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'i':
+            iters = (int)strtol(optarg, &end, 10);
+            if (*end || iters < 2) {
+                fprintf(stderr, "gmm-bench scale: --iters must be an integer >= 2, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'g': gpus_arg = optarg; break;
         case 'p': prec_arg = optarg; break;
         case 'c': cov_arg = optarg; break;
-        case 'b': budget = strtoll(optarg, &end, 10); if (*end || budget < 0) { fprintf(stderr, "gmm-bench scale: bad --memory-budget '%s' (bytes)\n", optarg); return 2; } break;
+        case 'b':
+            budget = strtoll(optarg, &end, 10);
+            if (*end || budget < 0) {
+                fprintf(stderr, "gmm-bench scale: bad --memory-budget '%s' (bytes)\n", optarg);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -181,7 +201,8 @@ int bench_scale(int argc, char **argv)
             o.tuning.memory_budget = budget;
             log.cap = iters;
             log.seconds = calloc((size_t)iters, sizeof(double));
-            if (gmm_gpu_describe(NULL, 0, &free_b, &total_b) == 0) log.used_before = total_b - free_b;
+            if (gmm_gpu_describe(NULL, 0, &free_b, &total_b) == 0)
+                log.used_before = total_b - free_b;
             o.on_progress = on_progress;
             o.user = &log;
             double t0 = now_s();
@@ -201,7 +222,8 @@ int bench_scale(int argc, char **argv)
             if (gpus[g] == 1) one_gpu = per;
             char speed[32] = "-";
             if (one_gpu > 0 && per > 0) snprintf(speed, sizeof speed, "%.2fx", one_gpu / per);
-            double mem = log.peak_used > log.used_before ? (log.peak_used - log.used_before) / 1e9 : 0;
+            double mem =
+                log.peak_used > log.used_before ? (log.peak_used - log.used_before) / 1e9 : 0;
             printf("%-5d %-9s %-9s %12.4f %9s %14.2f %11.2f\n", gpus[g], pname,
                    sc.data_streamed ? "yes" : "no", per, speed, mem, wall);
             fflush(stdout);

@@ -1,5 +1,6 @@
-/* Stand-ins for the CUDA entry points of kNN, distance histograms, local entropy, transpose and
- * 2-D convolution, and element conversion in a build without CUDA: each reports that no GPU is built in. */
+/* Stand-ins for the CUDA entry points of kNN, distance histograms, local entropy, transpose,
+ * 2-D convolution and element conversion in a build without CUDA: each reports that no GPU is
+ * built in. */
 #include "kernels/conv2d.h"
 #include "kernels/convert.h"
 #include "kernels/dist_hist.h"

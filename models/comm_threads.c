@@ -76,8 +76,15 @@ static gmm_status reduce(gmm_comm *comm, double *buf, size_t n, int is_max)
     return barrier(g); /* nobody refills a slot that another rank is still reading */
 }
 
-static gmm_status threads_sum(gmm_comm *comm, double *buf, size_t n) { return reduce(comm, buf, n, 0); }
-static gmm_status threads_max(gmm_comm *comm, double *buf, size_t n) { return reduce(comm, buf, n, 1); }
+static gmm_status threads_sum(gmm_comm *comm, double *buf, size_t n)
+{
+    return reduce(comm, buf, n, 0);
+}
+
+static gmm_status threads_max(gmm_comm *comm, double *buf, size_t n)
+{
+    return reduce(comm, buf, n, 1);
+}
 
 static void threads_abort(gmm_comm *comm, gmm_status status)
 {

@@ -206,7 +206,9 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     DMALLOC(g.d_changed, sizeof(unsigned long long));
     DMALLOC(g.d_far, sizeof(int64_t));
 
-    if ((status = gmm_kmeans_run(&steps, c->comm, c->n_total, d, K, max_iter, centers, NULL)) != GMM_OK) goto fail;
+    if ((status = gmm_kmeans_run(&steps, c->comm, c->n_total, d, K, max_iter, centers,
+                                 NULL)) != GMM_OK)
+        goto fail;
     if (resp) {
         GMM_CUDA_CHECK(cudaMemcpy(labels, g.d_labels, sizeof(int) * N, cudaMemcpyDeviceToHost));
         memset(resp, 0, sizeof(double) * N * K);
