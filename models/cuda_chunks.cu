@@ -148,9 +148,15 @@ gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *a
     gmm_status status = GMM_OK;
     const size_t N = (size_t)v->n_rows, d = (size_t)v->dim, K = (size_t)c->n_components;
     const size_t es_raw = gmm_elem_size(v->elem), data_bytes = N * d * es_raw;
+    /* float data in the other float type (float64 data under fp32/TF32) is converted once on
+     * the device when it fits, as before data views: the E-step's GEMM then runs on all the rows
+     * at once. Image bytes stay bytes (that is what they are kept for). */
+    const gmm_elem compute = c->single ? GMM_ELEM_F32 : GMM_ELEM_F64;
+    bool cache = v->elem != GMM_ELEM_U8 && v->elem != compute;
+    const size_t kept_bytes = cache ? N * d * gmm_elem_size(compute) : data_bytes;
     /* float64 data computed in float64 is read in place by every step; anything else is
      * converted chunk by chunk (k-means always reads float64) */
-    const bool converts = !(v->elem == GMM_ELEM_F64 && !c->single);
+    const bool converts = !((cache ? compute : v->elem) == GMM_ELEM_F64 && !c->single);
     size_t free_b = 0, total_b = 0, budget, stage_cap_rows, per_row_bytes;
     c->data_elem = v->elem;
     stage_cap_rows = STAGE_BYTES / (d * sizeof(double));
@@ -170,7 +176,7 @@ gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *a
     if (c->tuning.memory_budget > 0) {
         /* the caller's bound covers the data and the chunk buffers */
         const size_t bound = (size_t)c->tuning.memory_budget;
-        c->streams = data_bytes + (converts ? (size_t)c->stage_rows * d * sizeof(double) : 0) >
+        c->streams = kept_bytes + (converts ? (size_t)c->stage_rows * d * sizeof(double) : 0) >
                      bound;
         if (c->streams) {
             size_t rows = bound / (d * (2 * es_raw + sizeof(double)));
@@ -178,16 +184,37 @@ gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *a
             if ((int64_t)rows < c->stage_rows) c->stage_rows = (int64_t)rows;
         }
     } else {
-        c->streams = data_bytes + N * per_row_bytes +
+        c->streams = kept_bytes + N * per_row_bytes +
                          (converts ? (size_t)c->stage_rows * d * sizeof(double) : 0) >
                      budget;
     }
+    if (c->streams) cache = false; /* the stored rows stream as they are */
 
-    if (!c->streams) {
+    if (!c->streams && !cache) {
         *asked_bytes = data_bytes;
         DMALLOC(c->d_X, data_bytes);
         c->held_bytes += data_bytes;
         GMM_CUDA_CHECK(cudaMemcpy(c->d_X, v->rows, data_bytes, cudaMemcpyHostToDevice));
+    } else if (!c->streams) {
+        /* converted once into the compute type, a staged chunk at a time */
+        *asked_bytes = kept_bytes;
+        DMALLOC(c->d_X, kept_bytes);
+        c->held_bytes += kept_bytes;
+        *asked_bytes = (size_t)c->stage_rows * d * es_raw;
+        DMALLOC(c->d_raw[0], *asked_bytes);
+        for (size_t r0 = 0; r0 < N; r0 += (size_t)c->stage_rows) {
+            const size_t rows = N - r0 < (size_t)c->stage_rows ? N - r0 : (size_t)c->stage_rows;
+            GMM_CUDA_CHECK(cudaMemcpy(c->d_raw[0], (const char *)v->rows + r0 * d * es_raw,
+                                      rows * d * es_raw, cudaMemcpyHostToDevice));
+            if ((status = convert_rows_cuda(c->d_raw[0], v->elem, rows * d,
+                                            (char *)c->d_X + r0 * d * gmm_elem_size(compute),
+                                            compute, NULL)) != GMM_OK)
+                goto fail;
+        }
+        GMM_CUDA_CHECK(cudaDeviceSynchronize());
+        cudaFree(c->d_raw[0]);
+        c->d_raw[0] = NULL;
+        c->data_elem = compute;
     } else {
         const size_t raw_bytes = (size_t)c->stage_rows * d * es_raw;
         pin_host_rows(c, v, data_bytes);
