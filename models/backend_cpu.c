@@ -53,7 +53,8 @@ struct gmm_backend_ctx {
     void *work;            /* chunk buffer (float under fp32, double otherwise) */
     double *x_chunk;       /* chunk_rows x d: rows converted from a view that is not float64 */
     double *packed;        /* chunk_rows x d: the M-step's scaled centred rows (full) */
-    int64_t chunk_rows;
+    int64_t chunk_rows;    /* E-step rows per chunk (its GEMM output is rows x K d) */
+    int64_t mstep_rows;    /* M-step rows per chunk (rows x d: the data, the packed rows) */
     int64_t tuning_chunk_rows; /* the options' tuning.chunk_rows (0: none) */
     size_t chunk_bytes;        /* CHUNK_BYTES, or a quarter of tuning.memory_budget */
     int have_params, have_resp;
@@ -136,8 +137,15 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components)
     c->mean_prec = calloc(K * d, sizeof(double));
     c->mean_term = calloc(K, sizeof(double));
     c->log_resp = malloc(sizeof(double) * N * K);
-    if (c->data.elem != GMM_ELEM_F64) c->x_chunk = malloc(sizeof(double) * (size_t)rows * d);
-    if (c->type == GMM_COV_FULL) c->packed = malloc(sizeof(double) * (size_t)rows * d);
+    /* the M-step's chunks are rows x d: more rows than the E-step's, so that each
+     * component's SYRK adds hundreds of kept rows at a time, not tens */
+    int64_t mrows = c->chunk_bytes / (sizeof(double) * d);
+    if (mrows < rows) mrows = rows;
+    if (mrows > c->n_samples) mrows = c->n_samples;
+    if (c->tuning_chunk_rows > 0 && c->tuning_chunk_rows < mrows) mrows = c->tuning_chunk_rows;
+    c->mstep_rows = mrows;
+    if (c->data.elem != GMM_ELEM_F64) c->x_chunk = malloc(sizeof(double) * (size_t)mrows * d);
+    if (c->type == GMM_COV_FULL) c->packed = malloc(sizeof(double) * (size_t)mrows * d);
     /* the M-step's diag/spherical chunks are float64 whatever the precision */
     c->work = malloc((f32 ? sizeof(float) : sizeof(double)) * (size_t)rows * row_width);
     if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
@@ -173,6 +181,11 @@ static const double *chunk_f64(gmm_backend_ctx *c, int64_t r0, int64_t rows)
 static int64_t chunk_len(const gmm_backend_ctx *c, int64_t r0)
 {
     return c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
+}
+
+static int64_t mstep_len(const gmm_backend_ctx *c, int64_t r0)
+{
+    return c->n_samples - r0 < c->mstep_rows ? c->n_samples - r0 : c->mstep_rows;
 }
 
 static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cfg)
@@ -437,7 +450,7 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         if ((status = matmul_blas(resp, c->data.rows, (size_t)N, K, d, sum_x)) != GMM_OK) goto fail;
     } else {
         for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
-            rows = chunk_len(c, r0);
+            rows = mstep_len(c, r0);
             la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K,
                      chunk_f64(c, r0, rows), d, r0 ? 1.0 : 0.0, sum_x, d);
         }
@@ -472,7 +485,7 @@ static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         /* the scatters of the kept sqrt(r)-scaled centred rows (lower triangles), over chunks */
         double *cov = c->covariances;
         for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
-            rows = chunk_len(c, r0);
+            rows = mstep_len(c, r0);
             const double *X = chunk_f64(c, r0, rows);
             for (int k = 0; k < K; k++) {
                 int bounds[2];
