@@ -142,7 +142,7 @@ static gmm_status nccl_sum(gmm_comm *comm, double *d_buf, size_t n, void *stream
     return gmm_nccl_sum((gmm_nccl *)comm->impl, d_buf, n, stream);
 }
 
-gmm_status cli_mpi_gpu(cli_mpi *m, gmm_gpu **gpu)
+gmm_status cli_mpi_gpu(cli_mpi *m, int nccl, gmm_gpu **gpu)
 {
     *gpu = NULL;
     int count = gmm_gpu_count();
@@ -151,7 +151,7 @@ gmm_status cli_mpi_gpu(cli_mpi *m, gmm_gpu **gpu)
     const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     int device = (local && *local ? atoi(local) : m->rank) % count;
     gmm_status status = gmm_gpu_create_on(device, gpu);
-    if (status != GMM_OK || m->size <= 1) return status;
+    if (status != GMM_OK || m->size <= 1 || !nccl) return status;
     unsigned char id[GMM_NCCL_ID_BYTES] = {0};
     if (m->rank == 0 && (status = gmm_nccl_unique_id(id)) != GMM_OK) return status;
     if ((status = mpi_status(MPI_Bcast(id, GMM_NCCL_ID_BYTES, MPI_UNSIGNED_CHAR, 0,

@@ -32,9 +32,9 @@ int cli_mpi_fail(cli_mpi *mpi, gmm_status status);
 gmm_status cli_mpi_gather_int(cli_mpi *mpi, const int *mine, int64_t n, int *all);
 gmm_status cli_mpi_gather_u8(cli_mpi *mpi, const uint8_t *mine, int64_t n, uint8_t *all);
 /* One GPU per rank: GPU (local rank mod the GPUs of the host) becomes this process's device and
- * *gpu its resources object, and the device sums of the fit go through NCCL, its communicator
- * bootstrapped over MPI (rank 0's unique id broadcast). */
-gmm_status cli_mpi_gpu(cli_mpi *mpi, gmm_gpu **gpu);
+ * *gpu its resources object; with nccl, the device sums of a fit go through NCCL, its
+ * communicator bootstrapped over MPI (rank 0's unique id broadcast; every rank calls it). */
+gmm_status cli_mpi_gpu(cli_mpi *mpi, int nccl, gmm_gpu **gpu);
 void cli_mpi_finish(cli_mpi *mpi);
 
 #endif

@@ -46,9 +46,10 @@ gmm_status cli_mpi_gather_u8(cli_mpi *m, const uint8_t *mine, int64_t n, uint8_t
     return GMM_OK;
 }
 
-gmm_status cli_mpi_gpu(cli_mpi *m, gmm_gpu **gpu)
+gmm_status cli_mpi_gpu(cli_mpi *m, int nccl, gmm_gpu **gpu)
 {
     (void)m;
+    (void)nccl;
     return gmm_gpu_create(gpu);
 }
 

@@ -10,6 +10,7 @@
 
 #include "app/cli.h"
 #include "app/cli_mpi.h"
+#include "kernels/gpu_info.h"
 #include "app/diagnostics_report.h"
 #include "app/gmm_predict_args.h"
 #include "app/images.h"
@@ -161,6 +162,7 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
     double *X = NULL, *loglik = NULL;
     int *assign = NULL, *all_assign = NULL, rc = 0, dim = 0;
     uint8_t *all_truth = NULL;
+    gmm_gpu *gpu = NULL;
     FILE *csv = NULL;
     if (args->proba || args->diag_dir || args->images_dir || args->json_path || model->projection ||
         model->spectral || model->blur_sigma > 0 || args->blur > 0)
@@ -195,8 +197,12 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
         st = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld images", (long long)count);
         goto failed;
     }
-    if ((st = gmm_score_samples_on(model, X, count, args->device, NULL, loglik, NULL, assign)) !=
-        GMM_OK)
+    /* each rank on a GPU of its own (local rank mod the GPUs) when it scores on one */
+    if (args->device != GMM_DEVICE_CPU && gmm_gpu_count() > 0 &&
+        (st = cli_mpi_gpu(mpi, 0, &gpu)) != GMM_OK)
+        goto failed;
+    if ((st = gmm_score_samples_on(model, X, count, gpu ? GMM_DEVICE_GPU : args->device, gpu,
+                                   loglik, NULL, assign)) != GMM_OK)
         goto failed;
     double sum = 0;
     for (int64_t i = 0; i < count; i++) sum += loglik[i];
@@ -244,6 +250,7 @@ done:
     free(assign);
     free(all_assign);
     free(all_truth);
+    gmm_gpu_destroy(gpu);
     return rc;
 }
 

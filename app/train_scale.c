@@ -118,7 +118,7 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
             st = gmm_error(GMM_ERR_NO_DEVICE, "--device gpu: a rank has no CUDA GPU");
             goto failed;
         }
-        if (!none && (st = cli_mpi_gpu(mpi, &gpu)) != GMM_OK) goto failed;
+        if (!none && (st = cli_mpi_gpu(mpi, 1, &gpu)) != GMM_OK) goto failed;
         opt.device = none ? GMM_DEVICE_CPU : GMM_DEVICE_GPU;
         opt.gpu = gpu;
     }
