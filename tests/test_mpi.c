@@ -173,6 +173,42 @@ START_TEST(test_failed_rank_ends_every_rank)
 }
 END_TEST
 
+/* With two GPUs or more: mpirun -np 2 with one GPU per rank (NCCL bootstrapped over MPI) gives
+ * one process's GPU fit. Skipped, saying so, with fewer. */
+START_TEST(test_ranks_on_gpus)
+{
+    if (skip()) return;
+    char *out = NULL;
+    int n_gpus = 0;
+    if (tu_gpu_available() && tu_sh(&out, "nvidia-smi -L | grep -c '^GPU'") == 0)
+        n_gpus = atoi(out);
+    free(out);
+    out = NULL;
+    if (n_gpus < 2) {
+        printf("mpirun on GPUs: skipped (%d GPU%s, 2 needed: NCCL takes one GPU per rank)\n",
+               n_gpus, n_gpus == 1 ? "" : "s");
+        return;
+    }
+    const char *dir = data_dir();
+    int rc = tu_sh(&out, "$B/gmm-train %s -k 4 --max-iter 40 --tol 1e-8 --seed 3 --device gpu "
+                   "--png '' -q -o gpu1.bin && " MPIRUN " 2 $B/gmm-train %s -k 4 --max-iter 40 "
+                   "--tol 1e-8 --seed 3 --device gpu --png '' -q -o gpu2.bin", dir, dir);
+    ck_assert_msg(rc == 0, "%s", out);
+    gmm_model a = {0}, b = {0};
+    ck_assert_int_eq(gmm_model_load(tu_tmp_path("gpu1.bin"), &a), GMM_OK);
+    ck_assert_int_eq(gmm_model_load(tu_tmp_path("gpu2.bin"), &b), GMM_OK);
+    double e_lb = tu_rel_error_1(b.lower_bound, a.lower_bound);
+    double e_mu = tu_rel_error(b.means, a.means, (size_t)a.n_components * a.dim);
+    printf("mpirun -np 2 on 2 GPUs against one GPU: %d iterations (%d), lower bound %.3g, means "
+           "%.3g\n", b.n_iter, a.n_iter, e_lb, e_mu);
+    ck_assert_int_eq(a.n_iter, b.n_iter);
+    ck_assert(e_lb <= 1e-10 && e_mu <= 1e-10);
+    gmm_model_free(&a);
+    gmm_model_free(&b);
+    free(out);
+}
+END_TEST
+
 static Suite *mpi_suite(void)
 {
     Suite *s = suite_create("mpi");
@@ -180,6 +216,7 @@ static Suite *mpi_suite(void)
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_ranks_give_one_process_fit);
     tcase_add_test(tc, test_failed_rank_ends_every_rank);
+    tcase_add_test(tc, test_ranks_on_gpus);
     suite_add_tcase(s, tc);
     return s;
 }
