@@ -9,6 +9,7 @@
 
 struct gmm_comm_threads {
     int size;
+    int failed_rank;            /* the rank that aborted first, -1 */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int arrived;
@@ -95,6 +96,7 @@ static void threads_abort(gmm_comm *comm, gmm_status status)
     pthread_mutex_lock(&g->mu);
     if (!g->failed) {
         g->failed = 1;
+        g->failed_rank = comm->rank;
         g->failed_status = status;
         memcpy(g->failed_message, message, sizeof message);
     }
@@ -109,6 +111,7 @@ gmm_status gmm_comm_threads_create(int size, gmm_comm_threads **out)
     gmm_comm_threads *g = calloc(1, sizeof *g);
     if (!g) return gmm_error(GMM_ERR_NOMEM, "out of memory");
     g->size = size;
+    g->failed_rank = -1;
     g->slot = calloc(size, sizeof *g->slot);
     g->slot_cap = calloc(size, sizeof *g->slot_cap);
     g->ranks = calloc(size, sizeof *g->ranks);
@@ -123,6 +126,19 @@ gmm_status gmm_comm_threads_create(int size, gmm_comm_threads **out)
                                  .abort = threads_abort, .impl = g};
     *out = g;
     return GMM_OK;
+}
+
+gmm_status gmm_comm_threads_barrier(gmm_comm *comm)
+{
+    return barrier(comm->impl);
+}
+
+int gmm_comm_threads_failed_rank(gmm_comm_threads *g)
+{
+    pthread_mutex_lock(&g->mu);
+    int r = g->failed ? g->failed_rank : -1;
+    pthread_mutex_unlock(&g->mu);
+    return r;
 }
 
 gmm_comm *gmm_comm_threads_rank(gmm_comm_threads *g, int rank)

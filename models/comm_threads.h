@@ -19,6 +19,12 @@ gmm_status gmm_comm_threads_create(int size, gmm_comm_threads **out);
 /* Rank rank's table (owned by the group; valid until gmm_comm_threads_destroy). */
 gmm_comm *gmm_comm_threads_rank(gmm_comm_threads *group, int rank);
 void gmm_comm_threads_destroy(gmm_comm_threads *group); /* accepts NULL; no rank may be inside */
+/* Waits for every rank of comm's group (a table of gmm_comm_threads_rank, or a copy of one); the
+ * failed rank's status once a rank has aborted. For collectives outside the group (NCCL): the
+ * ranks meet here first, so that none enters one that a failed rank will never join. */
+gmm_status gmm_comm_threads_barrier(gmm_comm *comm);
+/* The rank that aborted first, or -1. */
+int gmm_comm_threads_failed_rank(gmm_comm_threads *group);
 
 #ifdef __cplusplus
 }

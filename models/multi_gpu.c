@@ -1,6 +1,6 @@
 /* The fit over several GPUs of one process (see multi_gpu.h): the threads, their communicator
- * (a breakable barrier, host sums in rank order, NCCL on the devices) and the gathering of the
- * ranks' results. */
+ * (models/comm_threads.h's breakable barrier and host sums in rank order, NCCL on the devices)
+ * and the gathering of the ranks' results. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,125 +11,34 @@
 #include "kernels/gpu_info.h"
 #include "models/comm.h"
 #include "models/comm_nccl.h"
+#include "models/comm_threads.h"
 #include "models/multi_gpu.h"
 
-/* What the ranks share: the barrier (mutex + condition variable, so that a failure can wake
- * every waiter), the buffers of the collective in progress, and the first failure. */
+/* A rank's communicator: the threads' group's table (host sums in rank order, a barrier that
+ * an abort breaks; models/comm_threads.h) with the device sums through NCCL and an abort that
+ * also aborts this rank's NCCL communicator. */
 typedef struct {
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    int size, arrived;
-    unsigned long generation;
-    int aborted;
-    int failed_rank;
-    gmm_status failed_status;
-    char failed_message[768];
-    double **bufs; /* size: each rank's buffer of the collective in progress */
-} shared_state;
-
-typedef struct {
-    gmm_comm comm; /* first: the table handed to gmm_fit_view */
-    shared_state *shared;
+    gmm_comm comm; /* first: the table handed to gmm_fit_view (a copy of the group's) */
+    void (*group_abort)(gmm_comm *comm, gmm_status status);
     gmm_nccl *nccl; /* NULL on one GPU, or after an abort */
 } rank_comm;
-
-/* The error every rank but the failed one returns. Call with the mutex held. */
-static gmm_status broken(const shared_state *s)
-{
-    return gmm_error(s->failed_status == GMM_OK ? GMM_ERR_CUDA : s->failed_status,
-                     "GPU %d (rank %d of %d) failed: %s", s->failed_rank, s->failed_rank,
-                     s->size, s->failed_message);
-}
-
-/* Waits until every rank has arrived, or fails as soon as a rank has aborted. */
-static gmm_status barrier(shared_state *s)
-{
-    gmm_status status = GMM_OK;
-    pthread_mutex_lock(&s->mutex);
-    if (s->aborted) {
-        status = broken(s);
-    } else {
-        unsigned long gen = s->generation;
-        if (++s->arrived == s->size) {
-            s->arrived = 0;
-            s->generation++;
-            pthread_cond_broadcast(&s->cond);
-        } else {
-            while (gen == s->generation && !s->aborted) pthread_cond_wait(&s->cond, &s->mutex);
-            if (gen == s->generation) status = broken(s);
-        }
-    }
-    pthread_mutex_unlock(&s->mutex);
-    return status;
-}
-
-/* buf := the sum (or maximum) over the ranks, each value combined in rank order from rank 0's:
- * every rank computes the same bits. Three barriers: the buffers are posted, read, then
- * overwritten. */
-static gmm_status combine(gmm_comm *comm, double *buf, size_t n, int is_max)
-{
-    rank_comm *rc = (rank_comm *)comm;
-    shared_state *s = rc->shared;
-    gmm_status status = GMM_OK;
-    double *out = malloc(sizeof(double) * (n ? n : 1));
-    if (!out) status = gmm_error(GMM_ERR_NOMEM, "out of memory for a sum over GPUs");
-    if (status != GMM_OK) {
-        comm->abort(comm, status);
-        return status;
-    }
-    s->bufs[comm->rank] = buf;
-    if ((status = barrier(s)) != GMM_OK) goto fail;
-    for (size_t i = 0; i < n; i++) {
-        double v = s->bufs[0][i];
-        for (int r = 1; r < s->size; r++) {
-            double w = s->bufs[r][i];
-            v = is_max ? (w > v ? w : v) : v + w;
-        }
-        out[i] = v;
-    }
-    if ((status = barrier(s)) != GMM_OK) goto fail;
-    memcpy(buf, out, sizeof(double) * n);
-    status = barrier(s); /* nobody posts the next buffers before all have copied */
-fail:
-    free(out);
-    return status;
-}
-
-static gmm_status threaded_sum(gmm_comm *comm, double *buf, size_t n)
-{
-    return combine(comm, buf, n, 0);
-}
-
-static gmm_status threaded_max(gmm_comm *comm, double *buf, size_t n)
-{
-    return combine(comm, buf, n, 1);
-}
 
 /* The device sum: the ranks meet on the host first (so that nobody enqueues an all-reduce that
  * a failed rank will never join), then one NCCL all-reduce. */
 static gmm_status threaded_sum_device(gmm_comm *comm, double *d_buf, size_t n, void *stream)
 {
     rank_comm *rc = (rank_comm *)comm;
-    gmm_status status = barrier(rc->shared);
+    gmm_status status = gmm_comm_threads_barrier(comm);
     if (status != GMM_OK) return status;
     return gmm_nccl_sum(rc->nccl, d_buf, n, stream);
 }
 
-/* Records the first failure and wakes every waiting rank; this rank's NCCL communicator is
- * aborted (from its own thread: nothing else uses it). */
+/* Breaks the group's barrier for every waiting rank; this rank's NCCL communicator is aborted
+ * (from its own thread: nothing else uses it). */
 static void threaded_abort(gmm_comm *comm, gmm_status status)
 {
     rank_comm *rc = (rank_comm *)comm;
-    shared_state *s = rc->shared;
-    pthread_mutex_lock(&s->mutex);
-    if (!s->aborted) {
-        s->aborted = 1;
-        s->failed_rank = comm->rank;
-        s->failed_status = status;
-        snprintf(s->failed_message, sizeof s->failed_message, "%s", gmm_error_message(status));
-    }
-    pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->mutex);
+    rc->group_abort(comm, status);
     if (rc->nccl) {
         gmm_nccl_abort(rc->nccl);
         rc->nccl = NULL;
@@ -214,11 +123,10 @@ gmm_status gmm_fit_gpus_test(const gmm_data_view *data, int n_gpus, const gmm_op
 {
     gmm_status status = GMM_OK;
     int have = gmm_gpu_count(), started = 0, first_failed = -1;
-    shared_state s;
+    gmm_comm_threads *group = NULL;
     rank_work *w = NULL;
     pthread_t *threads = NULL;
     gmm_nccl **nccl = NULL;
-    int sync_made = 0;
     if (model) memset(model, 0, sizeof *model);
     if (scores) memset(scores, 0, sizeof *scores);
     if (!data || !options || !model) return gmm_error(GMM_ERR_ARG, "gmm_fit_gpus: NULL argument");
@@ -239,22 +147,14 @@ gmm_status gmm_fit_gpus_test(const gmm_data_view *data, int n_gpus, const gmm_op
         return gmm_error(GMM_ERR_UNSUPPORTED, "%d GPUs need NCCL, which this build lacks "
                          "(nccl.h was not found at build time)", n_gpus);
 
-    memset(&s, 0, sizeof s);
-    s.size = n_gpus;
-    s.failed_rank = -1;
     w = calloc((size_t)n_gpus, sizeof *w);
     threads = calloc((size_t)n_gpus, sizeof *threads);
     nccl = calloc((size_t)n_gpus, sizeof *nccl);
-    s.bufs = calloc((size_t)n_gpus, sizeof *s.bufs);
-    if (!w || !threads || !nccl || !s.bufs) {
+    if (!w || !threads || !nccl) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    if (pthread_mutex_init(&s.mutex, NULL) != 0 || pthread_cond_init(&s.cond, NULL) != 0) {
-        status = gmm_error(GMM_ERR_NOMEM, "cannot make a mutex for %d GPUs", n_gpus);
-        goto fail;
-    }
-    sync_made = 1;
+    if ((status = gmm_comm_threads_create(n_gpus, &group)) != GMM_OK) goto fail;
     if (n_gpus > 1 && (status = gmm_nccl_create_all(n_gpus, nccl)) != GMM_OK) goto fail;
 
     for (int r = 0; r < n_gpus; r++) {
@@ -267,13 +167,12 @@ gmm_status gmm_fit_gpus_test(const gmm_data_view *data, int n_gpus, const gmm_op
                        (size_t)first * data->dim * gmm_elem_size(data->elem);
         x->view.n_rows = count;
         x->view.first_row = first;
-        x->rc.shared = &s;
         x->rc.nccl = nccl[r];
         nccl[r] = NULL; /* the rank owns it now */
-        x->rc.comm = (gmm_comm){.rank = r, .size = n_gpus, .sum = threaded_sum,
-                                .max = threaded_max,
-                                .sum_device = n_gpus > 1 ? threaded_sum_device : NULL,
-                                .abort = threaded_abort, .impl = &x->rc};
+        x->rc.comm = *gmm_comm_threads_rank(group, r);
+        x->rc.group_abort = x->rc.comm.abort;
+        x->rc.comm.abort = threaded_abort;
+        x->rc.comm.sum_device = n_gpus > 1 ? threaded_sum_device : NULL;
         x->options = *options;
         x->options.device = GMM_DEVICE_GPU;
         x->options.comm = n_gpus > 1 ? &x->rc.comm : NULL;
@@ -309,11 +208,11 @@ gmm_status gmm_fit_gpus_test(const gmm_data_view *data, int n_gpus, const gmm_op
             first_failed = r;
     }
     if (first_failed >= 0) {
-        /* the rank that failed first (the others report its failure) */
-        int r = s.aborted && s.failed_rank >= 0 ? s.failed_rank : first_failed;
+        /* the rank that failed first, in its own words (the others report its failure) */
+        int r = gmm_comm_threads_failed_rank(group);
+        if (r < 0) r = first_failed;
         status = w[r].status == GMM_OK ? GMM_ERR_CUDA : w[r].status;
-        status = gmm_error(status, "GPU %d of %d failed: %s", r, n_gpus,
-                           s.aborted && s.failed_rank >= 0 ? s.failed_message : w[r].message);
+        status = gmm_error(status, "GPU %d of %d failed: %s", r, n_gpus, w[r].message);
         goto fail;
     }
     if (scores && w[0].status == GMM_OK &&
@@ -329,11 +228,7 @@ fail:
         gmm_nccl_destroy(w[r].rc.nccl);
     }
     for (int r = 0; nccl && r < n_gpus; r++) gmm_nccl_destroy(nccl[r]);
-    if (sync_made) {
-        pthread_mutex_destroy(&s.mutex);
-        pthread_cond_destroy(&s.cond);
-    }
-    free(s.bufs);
+    gmm_comm_threads_destroy(group);
     free(nccl);
     free(threads);
     free(w);
