@@ -1,64 +1,29 @@
 /* The CPU backend: the EM operations in float64 through the kernel layer's library paths
- * (matmul_blas, wcov_blas, cholesky_blas, trsm_blas: OpenBLAS and LAPACKE), OpenBLAS GEMMs for
- * the E-step (full/tied: the triangle-blocked product of models/cpu_estep.h) and OpenMP loops
- * for the row reductions. Under GMM_PRECISION_FP32 (full and tied) the E-step's product is an
- * SGEMM on a float32 copy of the data made once; distances, log-sum-exp, every sum and the
+ * (matmul_blas, compact_rows_cpu with SYRK, the precision factors: OpenBLAS and LAPACKE), GEMMs
+ * for the E-step (full/tied: the triangle-blocked product of models/cpu_estep.h) and OpenMP
+ * loops for the row reductions. Under GMM_PRECISION_FP32 (full and tied) the E-step's product
+ * is an SGEMM on a float32 copy of the data made once; distances, log-sum-exp, every sum and the
  * M-step stay float64. The data view (models/data_view.h) is not copied: float64 rows are read
  * where they are, bytes and float32 are converted chunk by chunk. Work is done in row chunks so
  * that the temporaries stay near CHUNK_BYTES (or a quarter of tuning.memory_budget) whatever N
  * and K are. In a distributed fit (models/comm.h) the M-step's sufficient statistics (N_k, the
  * K x d sums, the covariance scatters), X^T X (tied) and the lower bound are summed over the
- * ranks, and k-means runs on every rank's rows (models/kmeans.h). */
+ * ranks, and k-means runs on every rank's rows (models/kmeans.h). This file makes the context
+ * and runs the E-step; the M-step is models/cpu_mstep.c. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/estep_rows.h"
-#include "kernels/matmul.h"
-#include "kernels/mixture_weights.h"
-#include "kernels/reduce.h"
-#include "kernels/wcov.h"
 #include "kernels/blas_cpu.h"
-#include "models/backend.h"
-#include "kernels/compact.h"
+#include "kernels/estep_rows.h"
+#include "kernels/reduce.h"
+#include "models/backend_cpu.h"
 #include "models/cpu_estep.h"
 #include "models/kmeans.h"
 #include "models/precisions.h"
 
 #define CHUNK_BYTES (64u << 20)
-
-struct gmm_backend_ctx {
-    gmm_data_view data;    /* this rank's rows */
-    gmm_comm *comm;        /* NULL: one rank */
-    int64_t n_samples;     /* this rank's rows */
-    int dim, n_components;
-    gmm_cov_type type;
-    gmm_precision precision; /* fp64, or fp32 (full/tied): the E-step product in float32 */
-    float *X_f32;            /* fp32: the data rounded once to float32, N x d */
-
-    double *weights, *means, *covariances, *prec_chol; /* current parameters */
-    double *log_const;     /* K: log w_k + log det U_k - d/2 log 2 pi (linalg/log_det.h) */
-    void *prec_concat;     /* full/tied: the factors packed by cpu_estep_pack_f64/_f32 (double
-                              or float); diag: K x d of prec^2 (double) */
-    double *mean_prec;     /* K x d: mu_k U_k (full/tied; U rounded to float32 under fp32),
-                              mu_k prec_k^2 (diag) */
-    double *mean_term;     /* K: diag/spherical constant term sum mu^2 prec^2 */
-    double *x_sq_norm;     /* N: ||x_i||^2 (spherical) */
-    double *x_squared;     /* N x d: X * X (diag), NULL otherwise */
-    double *xtx;           /* d x d: X^T X (tied) */
-
-    double *log_resp;      /* N x K */
-    double *log_prob_norm; /* N */
-    void *work;            /* chunk buffer (float under fp32, double otherwise) */
-    double *x_chunk;       /* chunk_rows x d: rows converted from a view that is not float64 */
-    double *packed;        /* chunk_rows x d: the M-step's scaled centred rows (full) */
-    int64_t chunk_rows;    /* E-step rows per chunk (its GEMM output is rows x K d) */
-    int64_t mstep_rows;    /* M-step rows per chunk (rows x d: the data, the packed rows) */
-    int64_t tuning_chunk_rows; /* the options' tuning.chunk_rows (0: none) */
-    size_t chunk_bytes;        /* CHUNK_BYTES, or a quarter of tuning.memory_budget */
-    int have_params, have_resp;
-};
 
 static bool cpu_available(void) { return true; }
 
@@ -173,17 +138,17 @@ static gmm_status cpu_set_n_components(gmm_backend_ctx *c, int n_components)
 }
 
 /* Rows [r0, r0 + rows) of the view in float64 (converted into x_chunk unless float64). */
-static const double *chunk_f64(gmm_backend_ctx *c, int64_t r0, int64_t rows)
+const double *cpu_chunk_f64(gmm_backend_ctx *c, int64_t r0, int64_t rows)
 {
     return gmm_data_view_f64_rows(&c->data, r0, rows, c->x_chunk);
 }
 
-static int64_t chunk_len(const gmm_backend_ctx *c, int64_t r0)
+int64_t cpu_chunk_len(const gmm_backend_ctx *c, int64_t r0)
 {
     return c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
 }
 
-static int64_t mstep_len(const gmm_backend_ctx *c, int64_t r0)
+int64_t cpu_mstep_len(const gmm_backend_ctx *c, int64_t r0)
 {
     return c->n_samples - r0 < c->mstep_rows ? c->n_samples - r0 : c->mstep_rows;
 }
@@ -238,8 +203,8 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
         c->x_squared = malloc(sizeof(double) * N * d);
         if (!c->x_squared) goto nomem;
         for (int64_t r0 = 0, rows; r0 < (int64_t)N; r0 += rows) {
-            rows = chunk_len(c, r0);
-            const double *X = chunk_f64(c, r0, rows);
+            rows = cpu_chunk_len(c, r0);
+            const double *X = cpu_chunk_f64(c, r0, rows);
             double *x2 = c->x_squared + (size_t)r0 * d;
 #pragma omp parallel for schedule(static)
             for (int64_t i = 0; i < (int64_t)(rows * d); i++) x2[i] = X[i] * X[i];
@@ -248,8 +213,8 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
         c->x_sq_norm = malloc(sizeof(double) * N);
         if (!c->x_sq_norm) goto nomem;
         for (int64_t r0 = 0, rows; r0 < (int64_t)N; r0 += rows) {
-            rows = chunk_len(c, r0);
-            const double *X = chunk_f64(c, r0, rows);
+            rows = cpu_chunk_len(c, r0);
+            const double *X = cpu_chunk_f64(c, r0, rows);
 #pragma omp parallel for schedule(static)
             for (int64_t i = 0; i < rows; i++) {
                 double s = 0;
@@ -265,7 +230,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
         int64_t step = v->elem == GMM_ELEM_F64 ? (int64_t)N : c->chunk_rows;
         for (int64_t r0 = 0; r0 < (int64_t)N; r0 += step) {
             int64_t rows = (int64_t)N - r0 < step ? (int64_t)N - r0 : step;
-            la_dsyrk_at_a(dim, (int)rows, 1.0, chunk_f64(c, r0, rows), dim, r0 ? 1.0 : 0.0,
+            la_dsyrk_at_a(dim, (int)rows, 1.0, cpu_chunk_f64(c, r0, rows), dim, r0 ? 1.0 : 0.0,
                           c->xtx, dim);
         }
         la_symmetrize_from_lower(dim, c->xtx, dim);
@@ -282,7 +247,7 @@ fail:
 }
 
 /* Derived E-step quantities from the current weights, precision factors and means. */
-static void prepare_estep(gmm_backend_ctx *c)
+void cpu_prepare_estep(gmm_backend_ctx *c)
 {
     int K = c->n_components, d = c->dim;
     /* the sizes are the context's own, so the operation cannot refuse them */
@@ -331,7 +296,7 @@ static gmm_status cpu_set_params(gmm_backend_ctx *c, const gmm_model *m)
     memcpy(c->means, m->means, sizeof(double) * c->n_components * c->dim);
     memcpy(c->covariances, m->covariances, sizeof(double) * cov_n);
     memcpy(c->prec_chol, m->precisions_cholesky, sizeof(double) * cov_n);
-    prepare_estep(c);
+    cpu_prepare_estep(c);
     return GMM_OK;
 }
 
@@ -360,7 +325,7 @@ static gmm_status cpu_set_resp(gmm_backend_ctx *c, const double *resp)
 static void mahalanobis_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows, double *out)
 {
     int K = c->n_components, d = c->dim;
-    const double *Xc = chunk_f64(c, r0, rows);
+    const double *Xc = cpu_chunk_f64(c, r0, rows);
     if (c->type == GMM_COV_DIAG) {
         /* sum_j (x - mu)^2 p^2 = x^2 . p^2 - 2 x . (mu p^2) + mu^2 . p^2 */
         la_dgemm(false, true, (int)rows, K, d, 1.0, c->x_squared + (size_t)r0 * d, d,
@@ -395,7 +360,7 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
             cpu_estep_dist_f32(c->X_f32 + (size_t)r0 * d, rows, d, mats, K, c->prec_concat,
                                c->mean_prec, c->work, lr);
         else if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
-            cpu_estep_dist_f64(chunk_f64(c, r0, rows), rows, d, mats, K, c->prec_concat,
+            cpu_estep_dist_f64(cpu_chunk_f64(c, r0, rows), rows, d, mats, K, c->prec_concat,
                                c->mean_prec, c->work, lr);
         else
             mahalanobis_chunk(c, r0, rows, lr);
@@ -414,134 +379,6 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
         return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
                          *mean_log_likelihood);
     return GMM_OK;
-}
-
-/* The M-step's statistics over this rank's rows, summed over the ranks, then the parameters
- * from them on every rank alike:
- *   pass 1  N_k (each column of the responsibilities in row order), the sums R^T X (the means'
- *           numerators; one GEMM over a float64 view, chunk by chunk otherwise) and for diag and
- *           spherical R^T (X * X); summed over the ranks in one call;
- *   pass 2  full: per component the scatter of the sqrt(r)-scaled centred rows with r > 1e-20
- *           (kernels/compact.h, OpenBLAS SYRK, chunk by chunk), summed over the ranks, then
- *           divided by N_k as scikit-learn; tied: X^T X - sum_k N_k mu_k mu_k^T. */
-static gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report)
-{
-    if (!c->have_resp) return gmm_error(GMM_ERR_ARG, "M-step before responsibilities were set");
-    gmm_status status = GMM_OK;
-    const int K = c->n_components, d = c->dim;
-    const int64_t N = c->n_samples;
-    const size_t dd = (size_t)d * d, Kd = (size_t)K * d;
-    const int diag_like = c->type == GMM_COV_DIAG || c->type == GMM_COV_SPHERICAL;
-    /* stats: N_k (K), R^T X (K x d), diag/spherical R^T (X * X) (K x d) */
-    const size_t n_stats = K + Kd + (diag_like ? Kd : 0);
-    double *resp = malloc(sizeof(double) * (size_t)N * K);
-    double *stats = calloc(n_stats, sizeof(double));
-    double *nk = calloc(K + 1, sizeof(double));
-    if (!resp || !stats || !nk) {
-        status = gmm_error(GMM_ERR_NOMEM, "out of memory in the M-step");
-        goto fail;
-    }
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < N * K; i++) resp[i] = exp(c->log_resp[i]);
-    double *sum_x = stats + K, *sum_x2 = diag_like ? stats + K + Kd : NULL;
-    if ((status = reduce_cols_cpu(resp, (size_t)N, K, stats)) != GMM_OK) goto fail;
-    if (c->data.elem == GMM_ELEM_F64) {
-        /* means' numerators R^T X: the kernel layer's matMul */
-        if ((status = matmul_blas(resp, c->data.rows, (size_t)N, K, d, sum_x)) != GMM_OK) goto fail;
-    } else {
-        for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
-            rows = mstep_len(c, r0);
-            la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K,
-                     chunk_f64(c, r0, rows), d, r0 ? 1.0 : 0.0, sum_x, d);
-        }
-    }
-    if (c->x_squared) {
-        la_dgemm(true, false, K, d, (int)N, 1.0, resp, K, c->x_squared, d, 0.0, sum_x2, d);
-    } else if (sum_x2) {
-        double *x2 = c->work; /* spherical: always float64 */
-        for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
-            rows = chunk_len(c, r0);
-            const double *X = chunk_f64(c, r0, rows);
-#pragma omp parallel for schedule(static)
-            for (int64_t i = 0; i < rows * d; i++) x2[i] = X[i] * X[i];
-            la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K, x2, d, 1.0,
-                     sum_x2, d);
-        }
-    }
-    if ((status = gmm_comm_sum(c->comm, stats, n_stats)) != GMM_OK) goto fail;
-    /* N_k + 10 eps, their sum and the weights, as the kernel layer's mixture weights */
-    double nk_total = 0;
-    for (int k = 0; k < K; k++) {
-        nk[k] = stats[k] + 10 * DBL_EPSILON;
-        nk_total += nk[k];
-    }
-    for (int k = 0; k < K; k++) c->weights[k] = nk[k] / nk_total;
-    nk[K] = nk_total;
-    for (int k = 0; k < K; k++)
-        for (int j = 0; j < d; j++) c->means[(size_t)k * d + j] = sum_x[(size_t)k * d + j] / nk[k];
-
-    switch (c->type) {
-    case GMM_COV_FULL: {
-        /* the scatters of the kept sqrt(r)-scaled centred rows (lower triangles), over chunks */
-        double *cov = c->covariances;
-        for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
-            rows = mstep_len(c, r0);
-            const double *X = chunk_f64(c, r0, rows);
-            for (int k = 0; k < K; k++) {
-                int bounds[2];
-                status = compact_rows_cpu(X, (size_t)rows, d, resp + (size_t)r0 * K + k,
-                                          (size_t)K, 1, c->means + (size_t)k * d, c->packed,
-                                          bounds);
-                if (status != GMM_OK) goto fail;
-                la_dsyrk_at_a(d, bounds[1], 1.0, c->packed, d, r0 ? 1.0 : 0.0, cov + k * dd, d);
-            }
-        }
-        if ((status = gmm_comm_sum(c->comm, cov, K * dd)) != GMM_OK) goto fail;
-        for (int k = 0; k < K; k++) {
-            double *ck = cov + k * dd;
-            la_symmetrize_from_lower(d, ck, d);
-            for (size_t q = 0; q < dd; q++) ck[q] /= nk[k];
-            for (int j = 0; j < d; j++) ck[(size_t)j * d + j] += reg_covar;
-        }
-        break;
-    }
-    case GMM_COV_TIED: {
-        /* (X^T X - sum_k nk mu_k mu_k^T) / sum nk + reg, as scikit-learn */
-        double *cov = c->covariances;
-        memcpy(cov, c->xtx, sizeof(double) * dd);
-        for (int k = 0; k < K; k++) {
-            const double *mu = c->means + (size_t)k * d;
-            for (int a = 0; a < d; a++)
-                for (int b = 0; b < d; b++) cov[(size_t)a * d + b] -= nk[k] * mu[a] * mu[b];
-        }
-        for (size_t i = 0; i < dd; i++) cov[i] /= nk_total;
-        for (int j = 0; j < d; j++) cov[(size_t)j * d + j] += reg_covar;
-        break;
-    }
-    case GMM_COV_DIAG:
-    case GMM_COV_SPHERICAL:
-        /* avg_X2 - mu^2 + reg, as scikit-learn's _estimate_gaussian_covariances_diag */
-        for (int k = 0; k < K; k++) {
-            double mean_var = 0;
-            for (int j = 0; j < d; j++) {
-                double mu = c->means[(size_t)k * d + j];
-                double v = sum_x2[(size_t)k * d + j] / nk[k] - mu * mu + reg_covar;
-                if (c->type == GMM_COV_DIAG) c->covariances[(size_t)k * d + j] = v;
-                mean_var += v;
-            }
-            if (c->type == GMM_COV_SPHERICAL) c->covariances[k] = mean_var / d;
-        }
-        break;
-    }
-    if (report && report->nk) memcpy(report->nk, nk, sizeof(double) * K);
-
-    status = gmm_precisions_from_covariances(c->type, K, d, c->covariances, c->prec_chol, reg_covar);
-    if (status == GMM_OK) prepare_estep(c);
-fail:
-    free(resp);
-    free(stats);
-    free(nk);
-    return status;
 }
 
 /* k-means++ seeds over every rank's rows (models/kmeans.h). */
