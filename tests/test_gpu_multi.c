@@ -17,23 +17,6 @@
 
 #define CHECK_OK TU_CHECK_OK
 
-/* N x d bytes around K centres (as tests/test_gpu_scale.c). */
-static uint8_t *synthetic_bytes(int64_t N, int d, int K, uint64_t seed)
-{
-    uint8_t *X = malloc((size_t)N * d);
-    ck_assert_ptr_nonnull(X);
-    uint64_t s = seed;
-    for (int64_t i = 0; i < N; i++) {
-        int k = (int)(i % K);
-        for (int j = 0; j < d; j++) {
-            double v = ((j % K) == k ? 200.0 : 60.0) + (12.0 + 4.0 * k) * tu_rand_normal(&s);
-            v = v < 0 ? 0 : v > 255 ? 255 : v;
-            X[(size_t)i * d + j] = (uint8_t)(v + 0.5);
-        }
-    }
-    return X;
-}
-
 static void options_for(gmm_options *o, gmm_cov_type type, int K)
 {
     gmm_options_default(o);
@@ -73,7 +56,7 @@ START_TEST(test_two_gpus_match_one)
     if (gpu_count_or_skip() < 2) return;
     const int64_t N = 4001;
     const int d = 16, K = 5;
-    uint8_t *X = synthetic_bytes(N, d, K, 21);
+    uint8_t *X = tu_synthetic_bytes(N, d, K, 21);
     gmm_data_view v = {GMM_ELEM_U8, X, N, d, 0, N};
     const gmm_cov_type types[] = {GMM_COV_FULL, GMM_COV_TIED, GMM_COV_DIAG, GMM_COV_SPHERICAL};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
@@ -115,7 +98,7 @@ START_TEST(test_failed_rank_stops_every_rank)
     if (gpu_count_or_skip() < 2) return;
     const int64_t N = 3001;
     const int d = 8, K = 3;
-    uint8_t *X = synthetic_bytes(N, d, K, 4);
+    uint8_t *X = tu_synthetic_bytes(N, d, K, 4);
     gmm_data_view v = {GMM_ELEM_U8, X, N, d, 0, N};
     for (int at = 0; at < 2; at++) {
         gmm_options o;

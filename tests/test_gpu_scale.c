@@ -17,24 +17,6 @@
 
 #define CHECK_OK TU_CHECK_OK
 
-/* N x d bytes around K centres: component i % K is bright (~200) where j % K == k, dark (~60)
- * elsewhere, with noise of spread 12 + 4 k, clamped to [0, 255]. */
-static uint8_t *synthetic_bytes(int64_t N, int d, int K, uint64_t seed)
-{
-    uint8_t *X = malloc((size_t)N * d);
-    ck_assert_ptr_nonnull(X);
-    uint64_t s = seed;
-    for (int64_t i = 0; i < N; i++) {
-        int k = (int)(i % K);
-        for (int j = 0; j < d; j++) {
-            double v = ((j % K) == k ? 200.0 : 60.0) + (12.0 + 4.0 * k) * tu_rand_normal(&s);
-            v = v < 0 ? 0 : v > 255 ? 255 : v;
-            X[(size_t)i * d + j] = (uint8_t)lround(v);
-        }
-    }
-    return X;
-}
-
 static double *bytes_to_double(const uint8_t *b, size_t n)
 {
     double *x = malloc(sizeof(double) * n);
@@ -115,7 +97,7 @@ START_TEST(test_u8_view_vs_cpu)
     if (!tu_gpu_available()) return;
     const int64_t N = 3001;
     const int d = 12, K = 4;
-    uint8_t *X = synthetic_bytes(N, d, K, 5);
+    uint8_t *X = tu_synthetic_bytes(N, d, K, 5);
     gmm_data_view v = view_of(GMM_ELEM_U8, X, N, d);
     for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++) {
         fit_result cpu, gpu;
@@ -139,7 +121,7 @@ START_TEST(test_u8_view_vs_f64_view)
     if (!tu_gpu_available()) return;
     const int64_t N = 3001;
     const int d = 12, K = 4;
-    uint8_t *X = synthetic_bytes(N, d, K, 7);
+    uint8_t *X = tu_synthetic_bytes(N, d, K, 7);
     double *Xd = bytes_to_double(X, (size_t)N * d);
     gmm_data_view vb = view_of(GMM_ELEM_U8, X, N, d), vd = view_of(GMM_ELEM_F64, Xd, N, d);
     gmm_tuning chunked = {0};
@@ -187,7 +169,7 @@ START_TEST(test_streaming_matches_in_memory)
     if (!tu_gpu_available()) return;
     const int64_t N = 3001;
     const int d = 12, K = 4;
-    uint8_t *X = synthetic_bytes(N, d, K, 9);
+    uint8_t *X = tu_synthetic_bytes(N, d, K, 9);
     double *Xd = bytes_to_double(X, (size_t)N * d);
     gmm_data_view views[2] = {view_of(GMM_ELEM_F64, Xd, N, d), view_of(GMM_ELEM_U8, X, N, d)};
     const char *names[2] = {"float64 view (288 KB, budget 100 KB)", "U8 view (36 KB, budget 16 KB)"};

@@ -245,3 +245,19 @@ double tu_rel_error_1(double a, double b)
 {
     return isfinite(a) ? fabs(a - b) / fmax(fabs(b), 1e-300) : INFINITY;
 }
+
+uint8_t *tu_synthetic_bytes(int64_t N, int d, int K, uint64_t seed)
+{
+    uint8_t *X = malloc((size_t)N * d);
+    ck_assert_ptr_nonnull(X);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < N; i++) {
+        int k = (int)(i % K);
+        for (int j = 0; j < d; j++) {
+            double v = ((j % K) == k ? 200.0 : 60.0) + (12.0 + 4.0 * k) * tu_rand_normal(&s);
+            v = v < 0 ? 0 : v > 255 ? 255 : v;
+            X[(size_t)i * d + j] = (uint8_t)lround(v);
+        }
+    }
+    return X;
+}

@@ -46,6 +46,11 @@ void tu_expect_error(const char *needle, const char *fmt, ...) __attribute__((fo
  * images file is gzip'ed when gzip is 1. Written once; later calls return the path. */
 const char *tu_fixture_dir(const char *name, int n_images, int side, uint64_t seed, int gzip);
 
+/* N x d image bytes around K centres: row i belongs to component i % K, bright (~200) where
+ * j % K == k and dark (~60) elsewhere, with noise of spread 12 + 4 k, clamped to [0, 255]
+ * (malloc'd). */
+uint8_t *tu_synthetic_bytes(int64_t N, int d, int K, uint64_t seed);
+
 /* 1 when a GPU is usable, asked in a child process so that CUDA is never initialised in the
  * parent before Check forks (design rule 10). */
 int tu_gpu_available(void);
