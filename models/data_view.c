@@ -1,6 +1,8 @@
 /* The data view's helpers (see data_view.h). */
 #include "models/data_view.h"
 
+#include <string.h>
+
 gmm_data_view gmm_data_view_f64(const double *X, int64_t n, int dim)
 {
     return (gmm_data_view){.elem = GMM_ELEM_F64, .rows = X, .n_rows = n, .dim = dim,
@@ -30,4 +32,10 @@ const double *gmm_data_view_f64_rows(const gmm_data_view *v, int64_t r0, int64_t
     /* the arguments are the view's own: the conversion cannot refuse them */
     (void)convert_rows_cpu(src, v->elem, (size_t)n * d, buf, GMM_ELEM_F64);
     return buf;
+}
+
+void gmm_data_view_row_f64(const gmm_data_view *v, int64_t row, double *out)
+{
+    const double *x = gmm_data_view_f64_rows(v, row, 1, out);
+    if (x != out) memcpy(out, x, sizeof(double) * (size_t)v->dim);
 }

@@ -35,6 +35,9 @@ gmm_status gmm_data_view_check(const gmm_data_view *view);
 const double *gmm_data_view_f64_rows(const gmm_data_view *view, int64_t r0, int64_t n,
                                      double *buf);
 
+/* Row `row` of the view into out (dim doubles). */
+void gmm_data_view_row_f64(const gmm_data_view *view, int64_t row, double *out);
+
 #ifdef __cplusplus
 }
 #endif

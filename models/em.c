@@ -95,8 +95,7 @@ static gmm_status reseed_empty(const gmm_backend *be, gmm_backend_ctx *ctx,
         if (rank == owner) {
             if (worst < 0) worst = 0;
             loglik[worst] = INFINITY; /* the next split takes another sample */
-            const double *x = gmm_data_view_f64_rows(data, worst, 1, row);
-            if (x != row) memcpy(row, x, sizeof(double) * d);
+            gmm_data_view_row_f64(data, worst, row);
         }
         if ((status = gmm_comm_broadcast(o->comm, owner, row, d)) != GMM_OK) goto fail;
         const double *mu_h = scratch->means + (size_t)heavy * d;

@@ -339,8 +339,7 @@ static gmm_status cpu_farthest(void *ctx, double *value, int64_t *index)
 static gmm_status cpu_take(void *ctx, int64_t index, double *row)
 {
     cpu_lloyd *c = ctx;
-    const double *x = gmm_data_view_f64_rows(c->chunks.data, index, 1, row);
-    if (x != row) memcpy(row, x, sizeof(double) * c->dim);
+    gmm_data_view_row_f64(c->chunks.data, index, row);
     c->min_dist[index] = 0;
     return GMM_OK;
 }
@@ -436,8 +435,7 @@ static gmm_status cpu_kpp_row(void *ctx, int64_t index, double *row)
 {
     cpu_kpp *c = ctx;
     if (index < 0 || index >= c->n_samples) return gmm_error(GMM_ERR_ARG, "k-means++: row range");
-    const double *x = gmm_data_view_f64_rows(c->chunks.data, index, 1, row);
-    if (x != row) memcpy(row, x, sizeof(double) * c->dim);
+    gmm_data_view_row_f64(c->chunks.data, index, row);
     return GMM_OK;
 }
 
