@@ -1,6 +1,8 @@
 /* Implementation of the shared command-line helpers (see cli.h). */
 #include "app/cli.h"
 
+#include "models/comm.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -110,6 +112,25 @@ void cli_notice(void *user, const char *message)
 {
     (void)user;
     fprintf(stderr, "%s: %s\n", cli_program, message);
+}
+
+gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long limit, int rank,
+                              int size, dataset *ds, int64_t *n_total, int *dim)
+{
+    dataset head = {0};
+    int64_t first, count;
+    /* the header alone tells every rank how many images there are, then each reads its own */
+    gmm_status st = dataset_load_range(path, split, 0, 0, 0, &head);
+    if (st == GMM_OK) st = dataset_image_dim(&head, dim);
+    *n_total = head.n_total;
+    dataset_free(&head);
+    if (st != GMM_OK) return st;
+    if (limit > 0 && limit < *n_total) *n_total = limit;
+    if (*n_total < size)
+        return gmm_error(GMM_ERR_ARG, "%d ranks for %lld images: every rank needs at least one",
+                         size, (long long)*n_total);
+    gmm_comm_row_range(*n_total, rank, size, &first, &count);
+    return dataset_load_range(path, split, first, count, 1, ds);
 }
 
 double cli_now_seconds(void)

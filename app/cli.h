@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "data/dataset.h"
 #include "kernels/gmm_status.h"
 #include "models/gmm.h"
 
@@ -33,6 +34,12 @@ void cli_progress(void *user, int init_index, int iteration, double lower_bound,
 void cli_notice(void *user, const char *message);
 
 double cli_now_seconds(void);
+
+/* This process's share of a split's images (data/dataset.h): rank `rank` of `size` reads only
+ * its rows (gmm_comm_row_range; a raw file memory-mapped) of the first `limit` images (<= 0:
+ * all). *n_total and *dim are the whole set's. Fewer images than ranks is GMM_ERR_ARG. */
+gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long limit, int rank,
+                              int size, dataset *ds, int64_t *n_total, int *dim);
 
 /* Whether CUDA was started in this process: the driver opens and maps the /dev/nvidia* devices
  * when it initialises (the first CUDA call), and not before, although cuBLAS's libraries load

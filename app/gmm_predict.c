@@ -158,7 +158,7 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
 {
     const int root = mpi->rank == 0;
     gmm_status st = GMM_OK;
-    dataset head = {0}, ds = {0};
+    dataset ds = {0};
     double *X = NULL, *loglik = NULL;
     int *assign = NULL, *all_assign = NULL, rc = 0, dim = 0;
     uint8_t *all_truth = NULL;
@@ -169,24 +169,17 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
         return cli_error("under mpirun gmm-predict writes the summary and --out only, for a model "
                          "fitted on the pixels without --blur (--proba, --diagnostics, --images, "
                          "--json, --pca and --space spectral models need one process)");
-    if ((st = dataset_load_range(data_path, DATASET_TEST, 0, 0, 0, &head)) != GMM_OK) goto failed;
-    if ((st = dataset_image_dim(&head, &dim)) != GMM_OK) goto failed;
-    int64_t n_total = head.n_total, first, count;
-    if (args->limit > 0 && args->limit < n_total) n_total = args->limit;
+    int64_t n_total = 0;
+    if ((st = cli_load_rank_rows(data_path, DATASET_TEST, args->limit, mpi->rank, mpi->size, &ds,
+                                 &n_total, &dim)) != GMM_OK)
+        goto failed;
+    const int64_t count = ds.n_samples;
     if (dim != gmm_model_input_dim(model)) {
         st = gmm_error(GMM_ERR_ARG, "%s has %d x %d images (%d values) but the model expects %d "
-                       "values", head.images_path, head.rows, head.cols, dim,
-                       gmm_model_input_dim(model));
+                       "values", ds.images_path, ds.rows, ds.cols, dim, gmm_model_input_dim(model));
         goto failed;
     }
-    if (n_total < mpi->size) {
-        st = gmm_error(GMM_ERR_ARG, "%d ranks for %lld images", mpi->size, (long long)n_total);
-        goto failed;
-    }
-    gmm_comm_row_range(n_total, mpi->rank, mpi->size, &first, &count);
-    if ((st = dataset_load_range(data_path, DATASET_TEST, first, count, 1, &ds)) != GMM_OK ||
-        (st = dataset_to_double(&ds, &X)) != GMM_OK)
-        goto failed;
+    if ((st = dataset_to_double(&ds, &X)) != GMM_OK) goto failed;
     loglik = malloc(sizeof(double) * count);
     assign = malloc(sizeof(int) * count);
     if (root) {
@@ -243,7 +236,6 @@ failed:
     rc = cli_mpi_fail(mpi, st);
 done:
     if (csv) fclose(csv);
-    dataset_free(&head);
     dataset_free(&ds);
     free(X);
     free(loglik);

@@ -31,8 +31,7 @@
  * (the library polls stop_requested through options.should_stop); the model so far is written
  * and the program exits with 130. A second one exits at once, first removing the temporary
  * file a model save may be writing (gmm_model_save renames it over the model file only when
- * it is complete), so that nothing partial is left. */
-#define EXIT_INTERRUPTED 130
+ * it is complete), so that nothing partial is left (EXIT_INTERRUPTED: app/gmm_train_args.h). */
 static volatile sig_atomic_t stop_requested;
 static char save_temp_path[PATH_MAX + sizeof GMM_MODEL_TEMP_SUFFIX];
 

@@ -24,6 +24,9 @@ typedef struct {
     int gpus;                   /* --gpus: 0 not given (one GPU), -1 all, else N */
 } gmm_train_args;
 
+/* gmm-train's exit code after an interrupt (SIGINT, SIGTERM). */
+#define EXIT_INTERRUPTED 130
+
 /* Parses argv into args. Returns -1 when the program should go on, otherwise the exit code
  * (0 after --help, 1 after a usage error, with the message printed). */
 int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args);

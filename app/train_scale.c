@@ -19,9 +19,6 @@
 #include "models/model_io.h"
 #include "models/multi_gpu.h"
 
-/* Exit code of an interrupted run (as gmm_train.c's). */
-#define EXIT_INTERRUPTED 130
-
 /* The option that needs all the data in one process, or NULL. */
 static const char *unsupported_option(const gmm_train_args *a)
 {
@@ -63,7 +60,7 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
                "they are kept as bytes (memory-mapped when the file is raw)\n");
     gmm_options opt = args->opt;
     gmm_status st = GMM_OK;
-    dataset head = {0}, ds = {0};
+    dataset ds = {0};
     gmm_model model = {0}, start = {0};
     gmm_fit_scores scores = {0};
     int *all_labels = NULL, rc = 0;
@@ -87,23 +84,13 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
         goto done;
     }
     double t_start = cli_now_seconds();
-    /* the header alone tells every rank how many images there are, then each reads its own */
-    if ((st = dataset_load_range(args->data_path, DATASET_TRAIN, 0, 0, 0, &head)) != GMM_OK)
-        goto failed;
     int dim = 0;
-    if ((st = dataset_image_dim(&head, &dim)) != GMM_OK) goto failed;
-    int64_t n_total = head.n_total;
-    if (args->limit > 0 && args->limit < n_total) n_total = args->limit;
-    if (n_total < size) {
-        st = gmm_error(GMM_ERR_ARG, "%d ranks for %lld images: every rank needs at least one",
-                       size, (long long)n_total);
+    int64_t n_total = 0;
+    if ((st = cli_load_rank_rows(args->data_path, DATASET_TRAIN, args->limit, mpi->rank, size,
+                                 &ds, &n_total, &dim)) != GMM_OK ||
+        (st = gmm_options_validate(&opt, n_total, dim)) != GMM_OK)
         goto failed;
-    }
-    if ((st = gmm_options_validate(&opt, n_total, dim)) != GMM_OK) goto failed;
-    int64_t first, count;
-    gmm_comm_row_range(n_total, mpi->rank, size, &first, &count);
-    if ((st = dataset_load_range(args->data_path, DATASET_TRAIN, first, count, 1, &ds)) != GMM_OK)
-        goto failed;
+    const int64_t first = ds.first, count = ds.n_samples;
     if (args->init_from) {
         if ((st = gmm_model_load(args->init_from, &start)) != GMM_OK) goto failed;
         opt.init_model = &start;
@@ -198,7 +185,6 @@ done:
     gmm_model_free(&model);
     gmm_model_free(&start);
     dataset_free(&ds);
-    dataset_free(&head);
     gmm_gpu_destroy(gpu);
     return rc;
 }
