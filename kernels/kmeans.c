@@ -17,13 +17,11 @@ gmm_status kmeans_to_double_cpu(const float *x, size_t n, double *y)
     return GMM_OK;
 }
 
-gmm_status kmeans_column_means_cpu(const double *X, int64_t n_samples, int dim, double *mean)
+gmm_status kmeans_column_sums_cpu(const double *X, int64_t n_samples, int dim, double *sums)
 {
-    if (!X || !mean || n_samples < 1 || dim < 1) return BAD_ARGS("kmeans_column_means_cpu");
-    for (int j = 0; j < dim; j++) mean[j] = 0;
+    if (!X || !sums || n_samples < 1 || dim < 1) return BAD_ARGS("kmeans_column_sums_cpu");
     for (int64_t i = 0; i < n_samples; i++)
-        for (int j = 0; j < dim; j++) mean[j] += X[i * dim + j];
-    for (int j = 0; j < dim; j++) mean[j] /= (double)n_samples;
+        for (int j = 0; j < dim; j++) sums[j] += X[i * dim + j];
     return GMM_OK;
 }
 

@@ -41,14 +41,14 @@ static __global__ void col_sum_kernel(const double *__restrict__ X, int64_t n, i
     partial[(int64_t)blockIdx.y * d + j] = s;
 }
 
-static __global__ void col_mean_finish_kernel(const double *__restrict__ partial, int S, int d,
-                                              int64_t n, double *mean)
+static __global__ void col_sum_finish_kernel(const double *__restrict__ partial, int S, int d,
+                                             double *sums)
 {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= d) return;
     double s = 0;
     for (int t = 0; t < S; t++) s += partial[(int64_t)t * d + j];
-    mean[j] = s / (double)n;
+    sums[j] += s;
 }
 
 /* one warp per row: xn[i] = ||x_i||^2, dev[i] = ||x_i - mean||^2 */
@@ -94,8 +94,8 @@ fail:
     return status;
 }
 
-gmm_status kmeans_column_means_cuda(const double *d_X, int64_t n_samples, int dim, double *d_mean,
-                                    void *stream)
+gmm_status kmeans_column_sums_cuda(const double *d_X, int64_t n_samples, int dim, double *d_sums,
+                                   void *stream)
 {
     gmm_status status = GMM_OK;
     const int64_t N = n_samples;
@@ -103,8 +103,8 @@ gmm_status kmeans_column_means_cuda(const double *d_X, int64_t n_samples, int di
     double *d_colp = NULL;
     int S = COL_SLABS;
     int64_t per;
-    if (!d_X || !d_mean || N < 1 || d < 1)
-        return gmm_error(GMM_ERR_ARG, "kmeans_column_means_cuda: bad arguments");
+    if (!d_X || !d_sums || N < 1 || d < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_column_sums_cuda: bad arguments");
     if (S > N) S = (int)N;
     per = (N + S - 1) / S;
     S = (int)((N + per - 1) / per);
@@ -112,9 +112,8 @@ gmm_status kmeans_column_means_cuda(const double *d_X, int64_t n_samples, int di
     col_sum_kernel<<<dim3((d + 127) / 128, S), 128, 0, as_stream(stream)>>>(d_X, N, d, per,
                                                                             d_colp);
     GMM_LAUNCH_CHECK("col_sum_kernel");
-    col_mean_finish_kernel<<<(d + 127) / 128, 128, 0, as_stream(stream)>>>(d_colp, S, d, N,
-                                                                           d_mean);
-    GMM_LAUNCH_CHECK("col_mean_finish_kernel");
+    col_sum_finish_kernel<<<(d + 127) / 128, 128, 0, as_stream(stream)>>>(d_colp, S, d, d_sums);
+    GMM_LAUNCH_CHECK("col_sum_finish_kernel");
 fail:
     cudaFree(d_colp);
     return status;

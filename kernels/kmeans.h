@@ -28,12 +28,13 @@ extern "C" {
 gmm_status kmeans_to_double_cpu(const float *x, size_t n, double *y);
 gmm_status kmeans_to_double_cuda(const float *d_x, size_t n, double *d_y, void *stream);
 
-/* mean[j] = (sum_i X[i, j]) / n_samples. The CPU sums each column in index order; CUDA sums 64
- * row slabs, then the slabs in order. The CUDA version allocates (and frees) a small partial
- * buffer, so it synchronises. */
-gmm_status kmeans_column_means_cpu(const double *X, int64_t n_samples, int dim, double *mean);
-gmm_status kmeans_column_means_cuda(const double *d_X, int64_t n_samples, int dim, double *d_mean,
-                                    void *stream);
+/* sums[j] += sum_i X[i, j]: added to what sums holds, so that chunks of the data (and ranks)
+ * accumulate; the column means that set Lloyd's tolerance are the total over n. The CPU sums
+ * each column in index order; CUDA sums 64 row slabs, then the slabs in order. The CUDA version
+ * allocates (and frees) a small partial buffer, so it synchronises. */
+gmm_status kmeans_column_sums_cpu(const double *X, int64_t n_samples, int dim, double *sums);
+gmm_status kmeans_column_sums_cuda(const double *d_X, int64_t n_samples, int dim, double *d_sums,
+                                   void *stream);
 
 /* x_norm[i] = ||x_i||^2 and deviation[i] = ||x_i - mean||^2 (the numerator of the variance that
  * sets Lloyd's tolerance). CUDA: one warp per row. */

@@ -8,10 +8,10 @@ gmm_status kmeans_to_double_cuda(const float *d_x, size_t n, double *d_y, void *
 {
     return NO_DEVICE("kmeans_to_double_cuda");
 }
-gmm_status kmeans_column_means_cuda(const double *d_X, int64_t n_samples, int dim, double *d_mean,
-                                    void *stream)
+gmm_status kmeans_column_sums_cuda(const double *d_X, int64_t n_samples, int dim, double *d_sums,
+                                   void *stream)
 {
-    return NO_DEVICE("kmeans_column_means_cuda");
+    return NO_DEVICE("kmeans_column_sums_cuda");
 }
 gmm_status kmeans_row_norms_cuda(const double *d_X, int64_t n_samples, int dim,
                                  const double *d_mean, double *d_x_norm, double *d_deviation,

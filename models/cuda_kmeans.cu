@@ -29,9 +29,8 @@ typedef struct {
     int *h_counts;            /* K */
 } gpu_lloyd;
 
-/* The column sums, chunk by chunk (the data in float64), as rows x the chunk's column means of
- * kmeans_column_means_cuda (the driver divides by the total again: the mean within an ulp of
- * the device's). */
+/* The column sums, chunk by chunk (the data in float64), accumulated on the device in d_mean
+ * and added to sums once. */
 static gmm_status gpu_column_sums(void *ctx, double *sums)
 {
     gmm_status status = GMM_OK;
@@ -39,18 +38,19 @@ static gmm_status gpu_column_sums(void *ctx, double *sums)
     gmm_backend_ctx *c = g->c;
     const int d = c->dim;
     cuda_chunk_loop L;
-    double *mean = (double *)malloc(sizeof(double) * d);
-    if (!mean) return gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
+    double *h = (double *)malloc(sizeof(double) * d);
+    if (!h) return gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
+    GMM_CUDA_CHECK(cudaMemset(g->d_mean, 0, sizeof(double) * d));
     if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, c->n_samples, &L)) != GMM_OK) goto fail;
-    while (cuda_chunks_next(&L, &status)) {
-        if ((status = kmeans_column_means_cuda((const double *)L.X, L.rows, d, g->d_mean,
-                                               g->stream)) != GMM_OK)
+    while (cuda_chunks_next(&L, &status))
+        if ((status = kmeans_column_sums_cuda((const double *)L.X, L.rows, d, g->d_mean,
+                                              g->stream)) != GMM_OK)
             goto fail;
-        GMM_CUDA_CHECK(cudaMemcpy(mean, g->d_mean, sizeof(double) * d, cudaMemcpyDeviceToHost));
-        for (int j = 0; j < d; j++) sums[j] += mean[j] * (double)L.rows;
-    }
+    if (status != GMM_OK) goto fail;
+    GMM_CUDA_CHECK(cudaMemcpy(h, g->d_mean, sizeof(double) * d, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < d; j++) sums[j] += h[j];
 fail:
-    free(mean);
+    free(h);
     return status;
 }
 

@@ -266,9 +266,10 @@ static gmm_status cpu_column_sums(void *ctx, double *sums)
 {
     cpu_lloyd *c = ctx;
     const int d = c->dim;
-    FOR_EACH_CHUNK(&c->chunks, r0, rows, Xc)
-        for (int64_t i = 0; i < rows; i++)
-            for (int j = 0; j < d; j++) sums[j] += Xc[i * d + j];
+    FOR_EACH_CHUNK(&c->chunks, r0, rows, Xc) {
+        gmm_status status = kmeans_column_sums_cpu(Xc, rows, d, sums);
+        if (status != GMM_OK) return status;
+    }
     return GMM_OK;
 }
 

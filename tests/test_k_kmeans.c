@@ -138,7 +138,9 @@ START_TEST(cpu_norms_and_means)
     double *dev = xmalloc(sizeof(double) * n), *cn = xmalloc(sizeof(double) * f.s.k);
     double *ref_dev = xmalloc(sizeof(double) * n);
     poison(mean, d), poison(xn, n), poison(dev, n), poison(cn, f.s.k);
-    ck_assert_int_eq(kmeans_column_means_cpu(f.X, n, d, mean), GMM_OK);
+    for (int j = 0; j < d; j++) mean[j] = 0;
+    ck_assert_int_eq(kmeans_column_sums_cpu(f.X, n, d, mean), GMM_OK);
+    for (int j = 0; j < d; j++) mean[j] /= (double)n;
     ck_assert_msg(err(mean, f.mean, d) <= 1e-15, "column means: %g", err(mean, f.mean, d));
     ck_assert_int_eq(kmeans_row_norms_cpu(f.X, n, d, f.mean, xn, dev), GMM_OK);
     for (int64_t i = 0; i < n; i++) {
@@ -453,17 +455,20 @@ START_TEST(gpu_norms_and_means)
     double *mean = xmalloc(sizeof(double) * d), *xn = xmalloc(sizeof(double) * n);
     double *dev = xmalloc(sizeof(double) * n), *cn = xmalloc(sizeof(double) * k);
     double *g = xmalloc(sizeof(double) * nd);
-    ck_assert_int_eq(kmeans_column_means_cpu(f.X, n, d, mean), GMM_OK);
-    ck_assert_int_eq(kmeans_row_norms_cpu(f.X, n, d, mean, xn, dev), GMM_OK);
+    for (int j = 0; j < d; j++) mean[j] = 0;
+    ck_assert_int_eq(kmeans_column_sums_cpu(f.X, n, d, mean), GMM_OK);
+    ck_assert_int_eq(kmeans_row_norms_cpu(f.X, n, d, f.mean, xn, dev), GMM_OK);
     ck_assert_int_eq(kmeans_sq_norms_cpu(f.C, k, d, cn), GMM_OK);
 
     double *d_X = dup_to_device(f.X, sizeof(double) * nd), *d_C = dup_to_device(f.C, sizeof(double) * k * d);
     double *d_mean = dpoisoned(d), *d_xn = dpoisoned(n), *d_dev = dpoisoned(n), *d_cn = dpoisoned(k);
-    GPU_OK(kmeans_column_means_cuda(d_X, n, d, d_mean, NULL));
+    GPU_OK(bench_gpu_upload(d_mean, f.X, sizeof(double) * d)); /* sums add to what is there */
+    GPU_OK(kmeans_column_sums_cuda(d_X, n, d, d_mean, NULL));
     down(g, d_mean, sizeof(double) * d);
-    ck_assert_msg(err(g, mean, d) <= 1e-13, "column means %lldx%d: %g", (long long)n, d, err(g, mean, d));
-    /* the row norms from the CPU's mean, so only the norms are compared */
-    GPU_OK(bench_gpu_upload(d_mean, mean, sizeof(double) * d));
+    for (int j = 0; j < d; j++) mean[j] += f.X[j];
+    ck_assert_msg(err(g, mean, d) <= 1e-13, "column sums %lldx%d: %g", (long long)n, d, err(g, mean, d));
+    /* the row norms from the fixture's mean, so only the norms are compared */
+    GPU_OK(bench_gpu_upload(d_mean, f.mean, sizeof(double) * d));
     GPU_OK(kmeans_row_norms_cuda(d_X, n, d, d_mean, d_xn, d_dev, NULL));
     down(g, d_xn, sizeof(double) * n);
     ck_assert_msg(err(g, xn, n) <= 1e-13, "row norms: %g", err(g, xn, n));
