@@ -125,7 +125,10 @@ endif
 NVCCFLAGS ?= -O3 -lineinfo
 NVCCFLAGS += $(NVCC_GENCODE) -std=c++17 -I. -D_GNU_SOURCE -Xcompiler -Wall,-fPIC -MMD -MP
 CPPFLAGS += -DGMM_WITH_CUDA=1 -I$(CUDA_HOME)/include
-LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(if $(filter 1,$(HAVE_NCCL)),-lnccl )-lcusolver -lcublas -lcudart -lstdc++
+LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(if $(filter 1,$(HAVE_NCCL)),-lnccl )-lcudart -ldl -lstdc++
+# cuBLAS and cuSOLVER are not linked but loaded when the first GPU resources object is made
+# (kernels/gpu_libs.cu): from the run path, else from the toolkit the build used
+NVCCFLAGS += -DGMM_CUDA_LIBDIR='"$(CUDA_HOME)/lib64"'
 endif
 
 # Objects remember the configuration they were built with: when CUDA, SANITIZE or the flags

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels/gpu.h"
 #include "kernels/gpu_info.h"
 
 const char *cli_program = "gmm";
@@ -175,11 +176,29 @@ void cli_apply_environment(gmm_tuning *tuning)
     }
 }
 
+static void *gpu_libs_load_thread(void *arg)
+{
+    (void)arg;
+    gmm_gpu_libs_load(); /* its status is gmm_gpu_create's too */
+    return NULL;
+}
+
+/* CUDA's start in parts that overlap: the driver (gmm_gpu_count), then the context on this
+ * thread while another loads cuBLAS and cuSOLVER (~0.1 s each on an H100 machine). The load
+ * waits for the driver: beside the driver's own library load it would hold the dynamic
+ * loader's lock against it, and the two would take as long as one after the other. */
 static void *device_open_thread(void *arg)
 {
     cli_device_opener *o = arg;
     double t0 = cli_now_seconds();
+    pthread_t libs;
+    int libs_started = 0;
+    if (gmm_gpu_count() > 0) {
+        libs_started = pthread_create(&libs, NULL, gpu_libs_load_thread, NULL) == 0;
+        gmm_cuda_start_context();
+    }
     o->status = gmm_device_open(o->device, &o->gpu, &o->notice);
+    if (libs_started) pthread_join(libs, NULL);
     o->seconds = cli_now_seconds() - t0;
     if (o->status != GMM_OK)
         snprintf(o->detail, sizeof o->detail, "%s", gmm_error_message(o->status));

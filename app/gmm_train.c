@@ -262,7 +262,13 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
-    if ((st = dataset_to_double(&ds, &X)) != GMM_OK) {
+    /* On the GPU, when nothing before or after the fit needs the float64 matrix on the host,
+     * the fit reads the image bytes themselves (a U8 view: uploaded as 1 byte a value and
+     * converted there, the same values), not a copy converted here and uploaded as 8 */
+    const int fit_on_bytes = gpu && blur <= 0 && !args.pca_axes && !args.space_spectral &&
+                             !args.k_is_range && !diag_dir && !images_dir &&
+                             (opt.init == GMM_INIT_KMEANS || init_from);
+    if (!fit_on_bytes && (st = dataset_to_double(&ds, &X)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
@@ -337,6 +343,11 @@ int main(int argc, char **argv)
             goto done;
         }
         opt.n_components = model.n_components;
+    } else if (fit_on_bytes) {
+        const gmm_data_view bytes = {.elem = GMM_ELEM_U8, .rows = ds.pixels,
+                                     .n_rows = ds.n_samples, .dim = dim, .first_row = 0,
+                                     .n_total = ds.n_samples};
+        st = gmm_fit_view(&bytes, &opt, &model, &fit_scores);
     } else {
         st = gmm_fit_scored(X, ds.n_samples, dim, &opt, &model, &fit_scores);
     }
@@ -371,8 +382,11 @@ int main(int argc, char **argv)
     if (opt.precision != GMM_PRECISION_FP64) {
         /* the summary and the pictures judge the model in float64, not in the fit's precision:
          * the handed-on scores are computed again, into the same arrays */
-        st = gmm_score_samples_on(&model, X, ds.n_samples, opt.device, gpu,
-                                  fit_scores.log_likelihood, fit_scores.proba, fit_scores.labels);
+        st = X ? GMM_OK : dataset_to_double(&ds, &X);
+        if (st == GMM_OK)
+            st = gmm_score_samples_on(&model, X, ds.n_samples, opt.device, gpu,
+                                      fit_scores.log_likelihood, fit_scores.proba,
+                                      fit_scores.labels);
         if (st != GMM_OK) {
             rc = cli_fail(st);
             goto done;

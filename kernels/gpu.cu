@@ -10,6 +10,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/gpu.h"
+#include "kernels/gpu_libs.cuh" /* the vendor calls below go through its table */
 
 #define GPU_LANES 16
 
@@ -35,6 +36,10 @@ extern "C" gmm_status gmm_gpu_create(gmm_gpu **out)
     gmm_gpu *h = (gmm_gpu *)calloc(1, sizeof *h);
     *out = NULL;
     if (!h) return gmm_error(GMM_ERR_NOMEM, "out of memory");
+    if ((status = gmm_gpu_libs_load()) != GMM_OK) {
+        free(h);
+        return status;
+    }
     __atomic_add_fetch(&g_created, 1, __ATOMIC_RELAXED);
     GMM_CUBLAS_CHECK(cublasCreate(&h->blas));
     GMM_CUSOLVER_CHECK(cusolverDnCreate(&h->solver));

@@ -23,6 +23,12 @@ extern "C" {
 
 typedef struct gmm_gpu gmm_gpu;
 
+/* Loads cuBLAS and cuSOLVER (dlopen, once per process, thread-safe; kernels/gpu_libs.cuh says
+ * why they are not linked): GMM_ERR_CUDA naming the library when one cannot be loaded.
+ * gmm_gpu_create calls it; a program may call it earlier on a thread of its own, after CUDA has
+ * started (gmm_gpu_count) and while the context is created, to overlap the ~0.1 s it takes. */
+gmm_status gmm_gpu_libs_load(void);
+
 /* Handles on the legacy default stream, TF32 off. Counts into gmm_gpu_created_count(). */
 gmm_status gmm_gpu_create(gmm_gpu **out);
 /* Makes device `device` the calling thread's current device (cudaSetDevice: every CUDA call of

@@ -16,6 +16,11 @@ extern "C" int gmm_gpu_count(void)
     return count;
 }
 
+extern "C" void gmm_cuda_start_context(void)
+{
+    if (cudaFree(0) != cudaSuccess) cudaGetLastError(); /* reported by the next call */
+}
+
 extern "C" int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes,
                                 size_t *total_bytes)
 {

@@ -14,6 +14,10 @@ int gmm_cuda_built(void);
 /* Number of usable CUDA devices (0 without CUDA, without a driver or without a GPU). Initialises
  * CUDA: in a Check suite call it inside a test (or a child process), not before the fork. */
 int gmm_gpu_count(void);
+/* Creates the current device's primary context now (cudaFree(0)), which otherwise happens in the
+ * first call that needs it; a program overlaps it with other work (app/cli.c). Errors are left
+ * for the calls that follow to report. No effect without CUDA. */
+void gmm_cuda_start_context(void);
 /* Name and free/total memory of the current device; returns 0 on success, -1 without a GPU. */
 int gmm_gpu_describe(char *name, size_t name_len, size_t *free_bytes, size_t *total_bytes);
 

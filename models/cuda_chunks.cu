@@ -148,16 +148,10 @@ gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *a
     gmm_status status = GMM_OK;
     const size_t N = (size_t)v->n_rows, d = (size_t)v->dim, K = (size_t)c->n_components;
     const size_t es_raw = gmm_elem_size(v->elem), data_bytes = N * d * es_raw;
-    /* float data in the other float type (float64 data under fp32/TF32) is converted once on
-     * the device when it fits, as before data views: the E-step's GEMM then runs on all the rows
-     * at once. Image bytes stay bytes (that is what they are kept for). */
     const gmm_elem compute = c->single ? GMM_ELEM_F32 : GMM_ELEM_F64;
-    bool cache = v->elem != GMM_ELEM_U8 && v->elem != compute;
-    const size_t kept_bytes = cache ? N * d * gmm_elem_size(compute) : data_bytes;
-    /* float64 data computed in float64 is read in place by every step; anything else is
-     * converted chunk by chunk (k-means always reads float64) */
-    const bool converts = !((cache ? compute : v->elem) == GMM_ELEM_F64 && !c->single);
-    size_t free_b = 0, total_b = 0, budget, stage_cap_rows, per_row_bytes;
+    size_t free_b = 0, total_b = 0, budget, stage_cap_rows, per_row_bytes, converted_bytes,
+           bound, kept_bytes;
+    bool cache, converts;
     c->data_elem = v->elem;
     stage_cap_rows = STAGE_BYTES / (d * sizeof(double));
     if (stage_cap_rows < 1) stage_cap_rows = 1;
@@ -171,11 +165,25 @@ gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *a
         size_t reserve = ((size_t)1 << 30) + total_b / 20;
         budget = free_b > reserve ? free_b - reserve : free_b / 4;
     }
+    /* Float data in the other float type (float64 data under fp32/TF32) is converted once on
+     * the device when it fits, as before data views: the E-step's GEMM then runs on all the rows
+     * at once. Image bytes stay bytes (that is what they are kept for: 8.1 million images are
+     * 6.4 GB, 51 GB in float64) unless their converted copy takes at most a quarter of the
+     * budget (60000 images: 0.38 GB) and no chunk size was forced: then they too are converted
+     * once, the same values as a float64 matrix converted on the host, uploaded as 1 byte a
+     * value instead of 8. */
+    converted_bytes = N * d * gmm_elem_size(compute);
+    bound = c->tuning.memory_budget > 0 ? (size_t)c->tuning.memory_budget : budget;
+    cache = v->elem != compute &&
+            (v->elem != GMM_ELEM_U8 || (converted_bytes <= bound / 4 && c->tuning.chunk_rows <= 0));
+    kept_bytes = cache ? converted_bytes : data_bytes;
+    /* float64 data computed in float64 is read in place by every step; anything else is
+     * converted chunk by chunk (k-means always reads float64) */
+    converts = !((cache ? compute : v->elem) == GMM_ELEM_F64 && !c->single);
     /* the per-row buffers that come after the data: log resp, resp (N x K), log p, k-means */
     per_row_bytes = sizeof(double) * (2 * K + 3);
     if (c->tuning.memory_budget > 0) {
         /* the caller's bound covers the data and the chunk buffers */
-        const size_t bound = (size_t)c->tuning.memory_budget;
         c->streams = kept_bytes + (converts ? (size_t)c->stage_rows * d * sizeof(double) : 0) >
                      bound;
         if (c->streams) {

@@ -114,8 +114,9 @@ START_TEST(test_u8_view_vs_cpu)
 }
 END_TEST
 
-/* GPU on a U8 view vs the GPU on the same values as a float64 view (resident, read in place),
- * whole and in chunks of 500 converted rows. */
+/* GPU on a U8 view vs the GPU on the same values as a float64 view (resident, read in place):
+ * whole (the bytes converted once on the device) and in chunks of 500 rows (kept as bytes,
+ * converted in every pass). */
 START_TEST(test_u8_view_vs_f64_view)
 {
     if (!tu_gpu_available()) return;
