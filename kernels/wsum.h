@@ -6,10 +6,10 @@
  * n_samples x n_components, centres and out n_components x dim, divisors n_components (N_k).
  * float64 arithmetic, ROW-MAJOR.
  *   wsum_cpu   the readable specification (host pointers, float64 X), samples summed in order;
- *   wsum_cuda  a thread per column and 8 components, over row slabs (enough slabs to fill the
- *              device, at most 256 and as many as the partial buffer holds: partial_n >=
- *              n_components * dim doubles), then one kernel sums the slabs in a fixed order and
- *              divides: deterministic. X float64 or float32.
+ *   wsum_cuda  a thread per column and 8 components, over row slabs (enough slabs for about
+ *              16 blocks a multiprocessor, at most 256 and as many as the partial buffer holds:
+ *              partial_n >= n_components * dim doubles), then one kernel sums the slabs in a
+ *              fixed order and divides: deterministic. X float64 or float32.
  * The GPU version takes device pointers and an optional cudaStream_t as void*; it returns once
  * the work is queued. */
 #ifndef GMM_WSUM_H
