@@ -204,6 +204,10 @@ typedef enum {
     GMM_FACTOR_LANES_TRTRI = 4,   /* per component on its own lane: potrf then trtri, all K at
                                      once */
     GMM_FACTOR_LANES_TRSM = 5,    /* per component on its own lane: potrf then the solve */
+    GMM_FACTOR_GRAPH_TRSM = 6,    /* LANES_TRSM's calls (bit-identical results) captured once
+                                     into a CUDA graph and replayed with one launch per M-step:
+                                     no host launch overhead for the hundreds of small kernels.
+                                     Where the capture fails, LANES_TRSM itself */
 } gmm_factorisation;
 
 typedef struct {
