@@ -259,6 +259,8 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BATCHED_TRTRI}, "fp64 potrfB+trtri"},
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LANES_TRTRI}, "fp64 lanes trtri"},
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LANES_TRSM}, "fp64 lanes trsm"},
+            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_GRAPH_TRSM}, "fp64 graph trsm"},
+            {GMM_PRECISION_TF32, {.factorisation = GMM_FACTOR_GRAPH_TRSM}, "tf32 graph trsm"},
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_SYRK}, "fp64 cov SYRK"},
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_GEMM}, "fp64 cov full GEMM"},
             {GMM_PRECISION_TF32, {.cov_product = GMM_COV_PRODUCT_GEMM}, "tf32 cov full GEMM"},

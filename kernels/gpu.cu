@@ -363,3 +363,21 @@ extern "C" gmm_status gmm_gpu_sgemv(gmm_gpu *h, int n_rows, int n_cols, const fl
 fail:
     return status;
 }
+
+extern "C" void *gmm_gpu_workspace_current(const gmm_gpu *h) { return h ? h->d_workspace : NULL; }
+
+/* The same handle and bufferSize query as gmm_gpu_dpotrf_upper_many's unbatched path, so that
+ * its gmm_gpu_workspace call then finds the workspace large enough. */
+extern "C" gmm_status gmm_gpu_dpotrf_upper_prepare(gmm_gpu *h, int n, double *A, int lda,
+                                                   void **d_workspace)
+{
+    gmm_status status = GMM_OK;
+    int lwork = 0;
+    cusolverDnHandle_t solver = NULL;
+    if ((status = solver_of(h, &solver)) != GMM_OK) return status;
+    GMM_CUSOLVER_CHECK(cusolverDnDpotrf_bufferSize(solver, CUBLAS_FILL_MODE_LOWER, n, A, lda,
+                                                   &lwork));
+    status = gmm_gpu_workspace(h, sizeof(double) * (size_t)(lwork > 0 ? lwork : 1), d_workspace);
+fail:
+    return status;
+}

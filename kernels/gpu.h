@@ -121,6 +121,18 @@ gmm_status gmm_gpu_dsyevd(gmm_gpu *gpu, int n, double *A, int lda, double *d_w, 
 gmm_status gmm_gpu_lower_solve(gmm_gpu *gpu, int n, int n_rhs, const double *L, int ldl,
                                double *B, int ldb);
 
+/* ---- for stream capture (CUDA graphs) ------------------------------------------------------ */
+
+/* The device workspace that gmm_gpu_workspace handed out last (NULL before the first request),
+ * without growing it: a captured graph that baked it in compares it before each replay. */
+void *gmm_gpu_workspace_current(const gmm_gpu *gpu);
+/* Makes what gmm_gpu_dpotrf_upper_many(gpu, n, NULL, &A, lda, 1, false, ...) needs exist now,
+ * the cuSOLVER handle and a large enough workspace, so that the call itself creates and
+ * allocates nothing and never synchronises (which a stream capture forbids). *d_workspace: the
+ * workspace that call will use. */
+gmm_status gmm_gpu_dpotrf_upper_prepare(gmm_gpu *gpu, int n, double *A, int lda,
+                                        void **d_workspace);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,7 +17,8 @@
  * Rows are processed in chunks sized from free device memory (options.tuning.chunk_rows forces a
  * smaller chunk, for tests). Every reduction has a fixed order, so a fit is deterministic.
  * Variants for measurement, from options.tuning: estep_per_component (K GEMMs instead of one),
- * factorisation (the batched potrf, solves against the identity: gmm_factorisation), cov_product (a full
+ * factorisation (the batched potrf, solves against the identity, the lanes' calls captured once
+ * into a CUDA graph: gmm_factorisation), cov_product (a full
  * GEMM or SYRK instead of the lower block triangle for the covariance products), no_compaction
  * (the covariance products over every row instead of the packed rows with r_ik > 1e-20),
  * means_product (matmul_cuda instead of cuBLAS for the means, K <= 16), cov_kernel (the
@@ -55,6 +56,7 @@ static gmm_gpu *cuda_resources(gmm_backend_ctx *c) { return c->gpu; }
  * the resources object), leaving the pointers NULL. */
 static void free_component_buffers(gmm_backend_ctx *c)
 {
+    cuda_factor_graph_drop(c); /* it baked in some of these buffers */
     void **dev[] = {(void **)&c->d_log_resp, (void **)&c->d_resp, (void **)&c->d_lpn,
                     (void **)&c->d_weights, (void **)&c->d_means, (void **)&c->d_cov,
                     (void **)&c->d_prec, (void **)&c->d_const, (void **)&c->d_b, &c->d_ucat,
@@ -81,6 +83,7 @@ static void cuda_destroy(gmm_backend_ctx *c)
 {
     if (!c) return;
     free_component_buffers(c);
+    cuda_factor_graph_free(c);
     cuda_data_free(c);
     if (c->owns_gpu)
         gmm_gpu_destroy(c->gpu);

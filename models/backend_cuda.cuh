@@ -23,6 +23,23 @@
  * models/GPU_NOTES.md). The covariance reads the lower triangle only. */
 enum { COV_GEMM = 0, COV_SYRK = 1, COV_LOWER = 2 };
 
+/* GMM_FACTOR_GRAPH_TRSM (cuda_factorise.cu): LANES_TRSM's factorisation captured once into a
+ * CUDA graph on a stream of the context's own, and replayed. */
+#define CUDA_FACTOR_GRAPH_LANES 16
+typedef struct {
+    cudaStream_t origin;     /* blocking: the graph is captured on it and launched into it */
+    cudaEvent_t fork, join;  /* origin -> lanes, lanes -> origin inside the capture */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;    /* NULL: not captured yet, or dropped */
+    /* what the graph baked in, compared before each replay (a change: capture again) */
+    const double *cov, *acc, *prec;
+    const int *info;
+    int dim, n_mats, n_lanes;
+    void *lane_workspace[CUDA_FACTOR_GRAPH_LANES]; /* each used lane's potrf workspace */
+    bool failed;             /* a capture or launch failed: LANES_TRSM directly from then on */
+    char failure[200];       /* why (for a debugger: nothing reads it) */
+} cuda_factor_graph;
+
 struct gmm_backend_ctx {
     int64_t n_samples;        /* this rank's rows */
     int64_t first_row;        /* the global index of row 0 */
@@ -95,6 +112,7 @@ struct gmm_backend_ctx {
     bool kgemm;
     int estep_blocks;        /* column blocks of the triangular E-step product (1: one GEMM) */
     gmm_factorisation factorisation; /* never GMM_FACTOR_AUTO here */
+    cuda_factor_graph factor_graph;  /* GMM_FACTOR_GRAPH_TRSM's */
     int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
     bool means_matmul;       /* means product by matmul_cuda (tuning.means_product) */
     bool cov_tiled;          /* float64 covariance products by wcov_packed_cuda (tuning.cov_kernel) */
@@ -155,6 +173,14 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
 /* cuda_mstep.cu */
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
+/* cuda_factorise.cu: the Cholesky factors into d_acc (trsm modes) and the precision factors into
+ * d_prec from the covariances in d_cov, by c->factorisation; GMM_ERR_CHOLESKY names a
+ * covariance that is not positive definite. */
+gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar);
+/* Drops the captured graph (its buffers are about to change); cuda_factor_graph_free also
+ * destroys its stream and events. Both keep factor_graph.failed. */
+void cuda_factor_graph_drop(gmm_backend_ctx *c);
+void cuda_factor_graph_free(gmm_backend_ctx *c);
 /* cuda_kmeans.cu */
 gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, double *resp);
 gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices,

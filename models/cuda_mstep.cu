@@ -7,11 +7,11 @@
  *                              the cuBLAS lanes or by wcov_packed_cuda (tuning), into float64
  *   tied (float64)             X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (cuBLAS SYRKs)
  *   diag, spherical            wsum_cuda about the means (kernels/wsum.h)
- * then reg_covar, Cholesky and the precision factors (cuSOLVER through kernels/gpu.h).
+ * then reg_covar, and the Cholesky factors and precision factors of cuda_factorise.cu.
  * The element-wise finishing kernels stay here, private: each is a line of arithmetic on the
- * backend's own buffers (exp, a row division, symmetrise-divide-regularise, identity, zeroing a
- * triangle, the spherical mean, 1/sqrt of the variances) whose CPU counterparts are inline loops
- * of backend_cpu.c or models/precisions.c, not operations of their own. */
+ * backend's own buffers (exp, a row division, symmetrise-divide-regularise, the spherical mean,
+ * 1/sqrt of the variances) whose CPU counterparts are inline loops of backend_cpu.c or
+ * models/precisions.c, not operations of their own. */
 #include "kernels/compact.h"
 #include "kernels/matmul.h"
 #include "kernels/mixture_weights.h"
@@ -145,27 +145,6 @@ static __global__ void cov_finish_kernel(const double *__restrict__ acc, int n_m
         double v = acc[m * dd + (int64_t)hi * d + lo] / (tied ? nk[K] : nk[m]);
         if (r == c) v += reg;
         cov[e] = v;
-    }
-}
-
-static __global__ void identity_kernel(double *x, int n_mats, int d)
-{
-    const int64_t dd = (int64_t)d * d, n = dd * n_mats;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t rem = e % dd;
-        x[e] = (rem / d == rem % d) ? 1.0 : 0.0;
-    }
-}
-
-/* zero the strict lower triangle (row > col) of each matrix */
-static __global__ void triu_kernel(double *x, int n_mats, int d)
-{
-    const int64_t dd = (int64_t)d * d, n = dd * n_mats;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t rem = e % dd;
-        if (rem / d > rem % d) x[e] = 0.0;
     }
 }
 
@@ -314,91 +293,6 @@ fail:
     return status;
 }
 
-/* U_m = R_m^{-1} with cov_m = R_m^T R_m for the n_mats covariances in d_cov, into d_prec, by
- * c->factorisation (gmm.h; the README's table has the measured times). The infos are read back
- * once, after everything was launched: a covariance that is not positive definite fails the fit
- * anyway, so nothing waits on the host between the Cholesky and the inverse. */
-static gmm_status factorise(gmm_backend_ctx *c, double reg_covar)
-{
-    gmm_status status = GMM_OK;
-    const int d = c->dim, nm = c->n_mats;
-    const int64_t dd = (int64_t)d * d;
-    const bool trsm = c->factorisation == GMM_FACTOR_BATCHED_TRSM ||
-                      c->factorisation == GMM_FACTOR_LOOP_TRSM ||
-                      c->factorisation == GMM_FACTOR_LANES_TRSM;
-    const bool on_lanes = c->factorisation == GMM_FACTOR_LANES_TRSM ||
-                          c->factorisation == GMM_FACTOR_LANES_TRTRI;
-    int bad = -1;
-
-    if (trsm) {
-        /* factor a copy in d_acc, solve R U = I into d_prec */
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_acc, c->d_cov, sizeof(double) * dd * nm,
-                                  cudaMemcpyDeviceToDevice));
-        if (!on_lanes &&
-            (status = gmm_gpu_dpotrf_upper_many(c->gpu, d, c->d_ptrs, c->h_ptrs, d, nm,
-                                                c->factorisation == GMM_FACTOR_BATCHED_TRSM,
-                                                c->d_info)) != GMM_OK)
-            goto fail;
-        identity_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
-        GMM_LAUNCH_CHECK("identity_kernel");
-    } else {
-        /* factor and invert in place in d_prec */
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_prec, c->d_cov, sizeof(double) * dd * nm,
-                                  cudaMemcpyDeviceToDevice));
-        if (c->factorisation == GMM_FACTOR_BATCHED_TRTRI &&
-            (status = gmm_gpu_dpotrf_upper_many(c->gpu, d, c->d_prec_ptrs, c->h_prec_ptrs, d, nm,
-                                                true, c->d_info)) != GMM_OK)
-            goto fail;
-    }
-    for (int m = 0; m < nm; m++) {
-        gmm_gpu *lane = gmm_gpu_lane(c->gpu, m % c->n_lanes);
-        if (!lane) {
-            status = GMM_ERR_CUDA;
-            goto fail;
-        }
-        double *const *factor = trsm ? c->h_ptrs + m : c->h_prec_ptrs + m;
-        if (on_lanes && (status = gmm_gpu_dpotrf_upper_many(lane, d, NULL, factor, d, 1, false,
-                                                            c->d_info + m)) != GMM_OK)
-            goto fail;
-        if (trsm)
-            status = gmm_gpu_upper_inverse(lane, d, *factor, d, c->d_prec + m * dd, d);
-        else
-            status = gmm_gpu_upper_invert(lane, d, *factor, d, c->d_info + nm + m);
-        if (status != GMM_OK) goto fail;
-    }
-    triu_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
-    GMM_LAUNCH_CHECK("triu_kernel");
-    /* the legacy stream waits for the lanes: the infos are final */
-    GMM_CUDA_CHECK(cudaMemcpy(c->h_info, c->d_info, sizeof(int) * 2 * nm, cudaMemcpyDeviceToHost));
-    for (int m = 0; m < nm && bad < 0; m++)
-        if (c->h_info[m] != 0) bad = m;
-    if (bad >= 0) {
-        if (c->type == GMM_COV_TIED)
-            status = gmm_error(GMM_ERR_CHOLESKY,
-                               "tied covariance is not positive definite (leading minor %d): "
-                               "increase --reg-covar (now %g)",
-                               c->h_info[bad], reg_covar);
-        else
-            status = gmm_error(GMM_ERR_CHOLESKY,
-                               "component %d: covariance is not positive definite (leading "
-                               "minor %d); the component has ill-defined empirical covariance "
-                               "(collapsed or singleton samples): increase --reg-covar (now "
-                               "%g), use fewer components, or scale the data",
-                               bad, c->h_info[bad], reg_covar);
-        goto fail;
-    }
-    for (int m = 0; m < nm; m++)
-        if (!trsm && c->h_info[nm + m] != 0) {
-            status = gmm_error(GMM_ERR_CHOLESKY,
-                               "component %d: the Cholesky factor has a zero on its diagonal "
-                               "(position %d): increase --reg-covar (now %g)",
-                               m, c->h_info[nm + m], reg_covar);
-            goto fail;
-        }
-fail:
-    return status;
-}
-
 /* N_k, the weights and the means = R^T X / N_k over every rank's rows. One rank with the data
  * resident in the compute type: mixture_weights_cuda and one product, as always. Otherwise the
  * statistics [sum_i r_ik (K) | R^T X (K x d)] chunk by chunk into d_stats, summed over the
@@ -543,7 +437,7 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
                                                            c->d_cov);
         GMM_LAUNCH_CHECK("cov_finish_kernel");
         if ((status = phase_mark(&timer, 2)) != GMM_OK) goto fail;
-        if ((status = factorise(c, reg_covar)) != GMM_OK) goto fail;
+        if ((status = cuda_factorise(c, reg_covar)) != GMM_OK) goto fail;
         if ((status = phase_mark(&timer, 3)) != GMM_OK) goto fail;
     } else {
         int per = c->type == GMM_COV_DIAG ? d : 1;

@@ -204,6 +204,11 @@ typedef enum {
     GMM_FACTOR_LANES_TRTRI = 4,   /* per component on its own lane: potrf then trtri, all K at
                                      once */
     GMM_FACTOR_LANES_TRSM = 5,    /* per component on its own lane: potrf then the solve */
+    GMM_FACTOR_GRAPH_TRSM = 6,    /* LANES_TRSM's calls (bit-identical results) captured once
+                                     into a CUDA graph and replayed with one launch per M-step:
+                                     no host launch overhead for the hundreds of small kernels
+                                     (H100, K = 10, d = 784: 1.67 against 2.24 ms). Where the
+                                     capture fails, LANES_TRSM itself */
 } gmm_factorisation;
 
 typedef struct {

@@ -230,7 +230,7 @@ START_TEST(test_variants)
         }
         g_tuning.cov_product = GMM_COV_PRODUCT_AUTO;
     }
-    for (int f = GMM_FACTOR_BATCHED_TRSM; f <= GMM_FACTOR_LANES_TRSM; f++) {
+    for (int f = GMM_FACTOR_BATCHED_TRSM; f <= GMM_FACTOR_GRAPH_TRSM; f++) {
         g_tuning.factorisation = (gmm_factorisation)f;
         for (size_t s = 0; s < 2; s++) {
             compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
@@ -327,12 +327,11 @@ START_TEST(test_single_precision)
 }
 END_TEST
 
-/* A covariance that is exactly singular with reg_covar = 0 fails naming the component. */
-START_TEST(test_cholesky_failure)
+/* A covariance that is exactly singular with reg_covar = 0 fails naming the component; with
+ * warm_up, after a successful M-step (reg_covar 1e-6) in the same context (the factorisation
+ * graph's replay rather than its capture). */
+static void cholesky_failure(gmm_cov_type type, bool warm_up)
 {
-    if (!tu_gpu_available()) return;
-    gmm_cov_type type = TYPES[_i];
-    if (type == GMM_COV_TIED) return; /* a tied covariance pools every sample */
     int64_t N = 60;
     int d = 3, K = 2;
     double *X = malloc(sizeof(double) * N * d);
@@ -347,15 +346,30 @@ START_TEST(test_cholesky_failure)
     gmm_backend_ctx *ctx = NULL;
     CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, type, GMM_PRECISION_FP64, &g_tuning, NULL));
     CHECK_OK(be->set_resp(ctx, resp));
+    if (warm_up) CHECK_OK(be->m_step(ctx, 1e-6, NULL));
     gmm_error_clear();
     gmm_status st = be->m_step(ctx, 0.0, NULL);
     const char *msg = gmm_error_message(st);
-    printf("expected failure: %s\n", msg);
+    printf("expected failure (factorisation %d%s): %s\n", (int)g_tuning.factorisation,
+           warm_up ? ", after a good M-step" : "", msg);
     ck_assert_int_eq(st, GMM_ERR_CHOLESKY);
     ck_assert_msg(strstr(msg, "component 1") && strstr(msg, "reg-covar"), "message: %s", msg);
     be->destroy(ctx);
     free(X);
     free(resp);
+}
+
+START_TEST(test_cholesky_failure)
+{
+    if (!tu_gpu_available()) return;
+    gmm_cov_type type = TYPES[_i];
+    if (type == GMM_COV_TIED) return; /* a tied covariance pools every sample */
+    cholesky_failure(type, false);
+    /* the factorisation graph fails with the same message, captured or replayed */
+    g_tuning.factorisation = GMM_FACTOR_GRAPH_TRSM;
+    cholesky_failure(type, false);
+    cholesky_failure(type, true);
+    g_tuning.factorisation = GMM_FACTOR_AUTO;
 }
 END_TEST
 
@@ -449,6 +463,90 @@ START_TEST(test_compaction)
 }
 END_TEST
 
+/* The precision factors after each of `steps` EM iterations from params, then (the buffers made
+ * again by set_n_components, so a captured graph must be captured again) one more from params:
+ * steps + 1 blocks of cn doubles in prec. */
+static void em_precisions(gmm_factorisation f, const double *X, int64_t N, int d, int K,
+                          gmm_cov_type type, gmm_precision precision, const gmm_model *params,
+                          int steps, double *prec)
+{
+    const gmm_backend *be = gpu();
+    gmm_backend_ctx *ctx = NULL;
+    gmm_model got = {0};
+    size_t cn = gmm_cov_size(type, K, d);
+    double ll = 0;
+    CHECK_OK(gmm_model_alloc(&got, K, d, type));
+    g_tuning.factorisation = f;
+    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, type, precision, &g_tuning, NULL));
+    g_tuning.factorisation = GMM_FACTOR_AUTO;
+    CHECK_OK(be->set_params(ctx, params));
+    for (int s = 0; s <= steps; s++) {
+        if (s == steps) {
+            CHECK_OK(be->set_n_components(ctx, K));
+            CHECK_OK(be->set_params(ctx, params));
+        }
+        CHECK_OK(be->e_step(ctx, &ll));
+        CHECK_OK(be->m_step(ctx, 1e-6, NULL));
+        poison(got.precisions_cholesky, cn);
+        CHECK_OK(be->get_params(ctx, &got));
+        memcpy(prec + s * cn, got.precisions_cholesky, sizeof(double) * cn);
+    }
+    be->destroy(ctx);
+    gmm_model_free(&got);
+}
+
+/* GMM_FACTOR_GRAPH_TRSM (captured once, replayed) gives LANES_TRSM's precision factors: the
+ * same calls, so the same numbers, over several M-steps and a capture after the buffers change.
+ * More components than lanes (14 > 12) puts two factorisations on some lanes. */
+START_TEST(test_factor_graph)
+{
+    if (!tu_gpu_available()) return;
+    static const struct {
+        shape sh;
+        gmm_cov_type type;
+        gmm_precision precision;
+    } cases[] = {
+        {{1237, 784, 3}, GMM_COV_FULL, GMM_PRECISION_FP64},
+        {{1237, 784, 3}, GMM_COV_FULL, GMM_PRECISION_TF32},
+        {{1237, 60, 2}, GMM_COV_TIED, GMM_PRECISION_FP64},
+        {{1500, 20, 14}, GMM_COV_FULL, GMM_PRECISION_FP64},
+    };
+    const int steps = 3;
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        int64_t N = cases[q].sh.n;
+        int d = cases[q].sh.d, K = cases[q].sh.k;
+        gmm_cov_type type = cases[q].type;
+        size_t cn = gmm_cov_size(type, K, d);
+        double *X = malloc(sizeof(double) * N * d);
+        double *resp = malloc(sizeof(double) * N * K);
+        double *lanes = malloc(sizeof(double) * cn * (steps + 1));
+        double *graph = malloc(sizeof(double) * cn * (steps + 1));
+        gmm_model params = {0};
+        clustered(N, d, K, 0.3, X, resp, &params, type, 900 + q);
+        em_precisions(GMM_FACTOR_LANES_TRSM, X, N, d, K, type, cases[q].precision, &params,
+                      steps, lanes);
+        em_precisions(GMM_FACTOR_GRAPH_TRSM, X, N, d, K, type, cases[q].precision, &params,
+                      steps, graph);
+        for (int s = 0; s <= steps; s++) {
+            double err = tu_rel_error(graph + s * cn, lanes + s * cn, cn);
+            printf("factorisation graph vs lanes: N=%lld d=%d K=%d %s %s, M-step %d%s: relative "
+                   "difference %.2e\n",
+                   (long long)N, d, K, gmm_cov_type_name(type),
+                   gmm_precision_name(cases[q].precision), s + 1,
+                   s == steps ? " (buffers made again)" : "", err);
+            ck_assert_msg(err <= 1e-12, "%s %s M-step %d: graph differs from lanes by %.3e",
+                          gmm_cov_type_name(type), gmm_precision_name(cases[q].precision), s + 1,
+                          err);
+        }
+        gmm_model_free(&params);
+        free(X);
+        free(resp);
+        free(lanes);
+        free(graph);
+    }
+}
+END_TEST
+
 static Suite *gpu_backend_suite(void)
 {
     Suite *s = suite_create("gpu_backend");
@@ -460,6 +558,7 @@ static Suite *gpu_backend_suite(void)
     tcase_add_test(tc, test_variants);
     tcase_add_loop_test(tc, test_cholesky_failure, 0, 4);
     tcase_add_loop_test(tc, test_compaction, 0, 4);
+    tcase_add_test(tc, test_factor_graph);
     suite_add_tcase(s, tc);
     return s;
 }
