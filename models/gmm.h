@@ -195,7 +195,7 @@ typedef enum {
 /* How the GPU M-step turns the K covariances into precision factors U_k = R_k^{-1}
  * (covariance = R_k^T R_k). */
 typedef enum {
-    GMM_FACTOR_AUTO = 0,          /* GMM_FACTOR_LANES_TRSM: the fastest measured (README) */
+    GMM_FACTOR_AUTO = 0,          /* GMM_FACTOR_GRAPH_TRSM: the fastest measured (README) */
     GMM_FACTOR_BATCHED_TRSM = 1,  /* cusolverDnDpotrfBatched, then K triangular solves against the
                                      identity on the lanes */
     GMM_FACTOR_LOOP_TRSM = 2,     /* K cusolverDnDpotrf one after another, then the K solves */
