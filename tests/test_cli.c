@@ -1,6 +1,7 @@
 /* Check suite for the programs as a user runs them: gmm-train and gmm-predict on a small IDX
  * fixture (model, PNG, CSV written; predictions of the saved model; the blur the model records),
  * and every bad input ending in a one-line error and a non-zero exit code, never a crash. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,54 @@ START_TEST(test_device_cpu_never_starts_cuda)
 }
 END_TEST
 
+static double printed_lower_bound(const char *out)
+{
+    const char *p = strstr(out, "converged in");
+    double lb = 0;
+    ck_assert_msg(p && (p = strstr(p, "lower bound ")) && sscanf(p, "lower bound %lf", &lb) == 1,
+                  "no lower bound in:\n%s", out);
+    return lb;
+}
+
+static char *line_with(const char *out, const char *what)
+{
+    const char *p = strstr(out, what);
+    ck_assert_msg(p != NULL, "no '%s' in:\n%s", what, out);
+    return strndup(p, strcspn(p, "\n"));
+}
+
+/* On a GPU, gmm-train fits the image bytes themselves (uploaded as bytes and converted on the
+ * device) when nothing needs a float64 copy on the host: the same fit as the CPU backend's on
+ * the float64 matrix (the lower bound to its printed digits, the same summary), and under tf32
+ * the copy is still made for the float64 rescoring of the summary. */
+START_TEST(test_gpu_fit_on_bytes_matches_cpu)
+{
+    if (!tu_gpu_available()) {
+        printf("test_gpu_fit_on_bytes_matches_cpu: skipped (no GPU)\n");
+        return;
+    }
+    const char *dir = fixture_dir();
+    char *cpu = NULL, *gpu = NULL, *tf32 = NULL;
+    int rc = tu_sh(&cpu, "$B/gmm-train '%s' -k 2 --device cpu --seed 5 -o c.bin --png '' -q", dir);
+    ck_assert_msg(rc == 0, "%s", cpu);
+    rc = tu_sh(&gpu, "$B/gmm-train '%s' -k 2 --device gpu --seed 5 -o g.bin --png '' -q", dir);
+    ck_assert_msg(rc == 0, "%s", gpu);
+    double lb_cpu = printed_lower_bound(cpu), lb_gpu = printed_lower_bound(gpu);
+    ck_assert_msg(fabs(lb_cpu - lb_gpu) <= 1e-6 * (1 + fabs(lb_cpu)),
+                  "lower bound CPU %.6f, GPU on bytes %.6f", lb_cpu, lb_gpu);
+    char *acc_cpu = line_with(cpu, "accuracy"), *acc_gpu = line_with(gpu, "accuracy");
+    ck_assert_str_eq(acc_gpu, acc_cpu);
+    free(acc_cpu);
+    free(acc_gpu);
+    rc = tu_sh(&tf32, "$B/gmm-train '%s' -k 2 --device gpu --precision tf32 --seed 5 -o t.bin "
+               "--png '' -q", dir);
+    ck_assert_msg(rc == 0 && strstr(tf32, "accuracy 1.0000"), "%s", tf32);
+    free(cpu);
+    free(gpu);
+    free(tf32);
+}
+END_TEST
+
 static void write_bytes(const char *path, const void *bytes, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -333,6 +382,7 @@ static Suite *cli_suite(void)
     TCase *tc = tcase_create("programs");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_train_then_predict);
+    tcase_add_test(tc, test_gpu_fit_on_bytes_matches_cpu);
     tcase_add_test(tc, test_help_lists_options);
     tcase_add_test(tc, test_timings_line);
     tcase_add_test(tc, test_bad_options);
