@@ -267,8 +267,12 @@ int main(int argc, char **argv)
     int *assign = NULL;
     FILE *csv = NULL;
     diag_scores scores = {0};
+    cli_device_opener opener = {0};
     cli_mpi mpi;
     if ((rc = cli_mpi_start(&argc, &argv, &mpi))) return rc;
+    /* one process: CUDA starts on its own thread while the model and the data are read (ranks
+     * take their GPUs in predict_on_ranks) */
+    if (mpi.size <= 1) cli_device_open_start(&opener, device);
     if ((st = gmm_model_load(args.model_path, &model)) != GMM_OK) {
         rc = cli_mpi_fail(&mpi, st);
         goto done;
@@ -313,7 +317,7 @@ int main(int argc, char **argv)
                model.blur_sigma > 0 ? "recorded in the model" : "--blur");
     /* one GPU resources object for the run (NULL on the CPU): scoring, blur, pictures */
     const char *device_notice = NULL;
-    if ((st = gmm_device_open(device, &gpu, &device_notice)) != GMM_OK) {
+    if ((st = cli_device_open_finish(&opener, &gpu, &device_notice)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
@@ -410,6 +414,12 @@ done:
     free(loglik);
     free(resp);
     free(assign);
+    if (opener.started) { /* ended before the device was needed */
+        gmm_gpu *unused = NULL;
+        const char *notice = NULL;
+        (void)cli_device_open_finish(&opener, &unused, &notice);
+        gmm_gpu_destroy(unused);
+    }
     gmm_gpu_destroy(gpu);
     cli_mpi_finish(&mpi);
     cli_report_cuda();
