@@ -194,7 +194,7 @@ static void *device_open_thread(void *arg)
     double t0 = cli_now_seconds();
     pthread_t libs;
     int libs_started = 0;
-    if (gmm_gpu_count() > 0) {
+    if (o->device != GMM_DEVICE_CPU && gmm_gpu_count() > 0) { /* cpu: not a single CUDA call */
         libs_started = pthread_create(&libs, NULL, gpu_libs_load_thread, NULL) == 0;
         gmm_cuda_start_context();
     }

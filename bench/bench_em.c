@@ -218,7 +218,7 @@ int bench_em(int argc, char **argv)
 
     const char *dirs[2] = {data, mnist};
     const char *names[2] = {"fashion-mnist", "mnist"};
-    char rows[64][200];
+    char rows[160][200];
     int n_rows = 0;
     double fit_s[2] = {-1, -1}, train_s[2] = {-1, -1};
     int fit_iters[2] = {0, 0};
@@ -254,6 +254,11 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.estep_blocks = 25}, "fp64 E 25 blocks"},
             {GMM_PRECISION_FP32, {.estep_blocks = 1}, "fp32 E one GEMM"},
             {GMM_PRECISION_TF32, {.estep_blocks = 7}, "tf32 E 7 blocks"},
+            {GMM_PRECISION_TF32, {.estep_rows = 1024}, "tf32 E 1024 rows"},
+            {GMM_PRECISION_TF32, {.estep_rows = 2048}, "tf32 E 2048 rows"},
+            {GMM_PRECISION_TF32, {.estep_rows = 4096}, "tf32 E 4096 rows"},
+            {GMM_PRECISION_FP64, {.estep_rows = 1024}, "fp64 E 1024 rows"},
+            {GMM_PRECISION_FP64, {.estep_rows = 4096}, "fp64 E 4096 rows"},
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BATCHED_TRSM}, "fp64 potrfB+trsm"},
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LOOP_TRSM}, "fp64 potrf loop"},
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BATCHED_TRTRI}, "fp64 potrfB+trtri"},
@@ -268,7 +273,7 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.cov_kernel = GMM_COV_KERNEL_TILED}, "fp64 cov tiled"},
         };
         int n_runs = variants ? (int)(sizeof runs / sizeof runs[0]) : 5;
-        for (int r = 0; r < n_runs && n_rows < 64; r++) {
+        for (int r = 0; r < n_runs && n_rows < 160; r++) {
             em_timing t;
             time_em(X, N, d, K, type, runs[r].p, &runs[r].tuning, iters, &t);
             double ceiling = runs[r].p == GMM_PRECISION_FP64   ? ceil64
@@ -285,7 +290,7 @@ int bench_em(int argc, char **argv)
                      (long long)N, runs[r].label, t.iter_ms, t.e_ms, t.m_ms, tflops,
                      ceiling > 0 ? 100 * tflops / ceiling : 0, t.peak_gb, t.last_ll);
             printf("%s\n", rows[n_rows - 1]);
-            if (n_rows < 64 && t.phase_ms[2] > 0) {
+            if (n_rows < 160 && t.phase_ms[2] > 0) {
                 static const char *const part_names[] = GMM_MSTEP_PHASE_NAMES;
                 int len = snprintf(rows[n_rows], sizeof rows[0], "%-13s %6s   M-step parts ms:",
                                    "", "");

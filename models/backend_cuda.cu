@@ -251,6 +251,9 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
         c->chunk_rows = c->n_samples;
         c->mstep_rows = c->n_samples;
     }
+    c->estep_step = c->tuning.estep_rows > 0 && c->tuning.estep_rows < c->chunk_rows
+                        ? c->tuning.estep_rows
+                        : c->chunk_rows;
     /* compaction buffers for the covariance products (full; tied in float32/TF32) */
     c->compact = row_m > 0 && !c->tuning.no_compaction &&
                  (size_t)c->mstep_rows * K + 1 < (size_t)INT32_MAX;

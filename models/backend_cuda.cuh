@@ -98,7 +98,8 @@ struct gmm_backend_ctx {
     size_t partial_n;
     double *d_scalar;        /* 1 */
     void *d_work;            /* chunk workspace */
-    int64_t chunk_rows;      /* E-step rows per chunk */
+    int64_t chunk_rows;      /* E-step rows per chunk (the workspace's) */
+    int64_t estep_step;      /* E-step rows per pass: chunk_rows, or tuning.estep_rows */
     int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32): rows x K x d
                                 scaled centred values fill the workspace */
 

@@ -170,7 +170,7 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
                          ESTEP_ROWS_MAX_COMPONENTS);
     {
         cuda_chunk_loop L;
-        if ((status = cuda_chunks_begin(c, compute_elem(c), c->chunk_rows, &L)) != GMM_OK)
+        if ((status = cuda_chunks_begin(c, compute_elem(c), c->estep_step, &L)) != GMM_OK)
             goto fail;
         while (cuda_chunks_next(&L, &status)) {
             status = c->single ? estep_chunk<float>(c, (const float *)L.X, L.r0, L.rows)

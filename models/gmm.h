@@ -224,6 +224,9 @@ typedef struct {
                                    default (blocks of about 112 columns for d >= 224 in fp64
                                    and fp32, the fastest measured; one GEMM under TF32);
                                    1: one GEMM */
+    int64_t estep_rows;         /* the GPU E-step's rows per pass (0: as many as the workspace
+                                   holds): fewer keep a pass's product in the L2 cache for
+                                   the row kernel that reads it */
     gmm_factorisation factorisation;
     gmm_cov_product cov_product;
     gmm_means_product means_product;
