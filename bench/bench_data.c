@@ -1,5 +1,6 @@
 /* gmm-bench experiments for the data-parallel operations: kNN, per-query distance histograms,
- * local entropy, transpose and 2-D convolution, at the sizes of ../shared/docs/benchmarks.md.
+ * local entropy, transpose and 2-D convolution, at the sizes of ../shared/docs/benchmarks.md, and
+ * the E-step's row operation at Fashion-MNIST's shape.
  * Each times the CPU twin on the host (all cores), the CUDA kernel (and cuBLAS for kNN; the kNN
  * kernel is the experiment knn_cuda_v1 of bench/experiments/, which lost to the cuBLAS path) on the
  * device with CUDA events (bench/bench_gpu.h), checks the GPU results against the CPU twin and
@@ -17,6 +18,7 @@
 #include "kernels/conv2d.h"
 #include "kernels/dist_hist.h"
 #include "kernels/entropy.h"
+#include "kernels/estep_rows.h"
 #include "kernels/knn.h"
 #include "kernels/transpose.h"
 
@@ -376,5 +378,75 @@ done:
     bench_gpu_free(c.d_A);
     bench_gpu_free(c.d_B);
     free(c.A), free(c.B), free(out);
+    return rc;
+}
+
+/* ---- the E-step's row operation: 60000 rows of the product [X U_1 .. X U_10], d = 784 ---- */
+
+typedef struct {
+    size_t n;
+    int K, d;
+    double *Y, *b, *cst, *lr, *lpn, *d_Y, *d_b, *d_cst, *d_lr, *d_lpn;
+} rows_ctx;
+
+static gmm_status rows_cpu_w(void *p)
+{
+    rows_ctx *c = p;
+    return estep_rows_cpu(ESTEP_ROWS_PROJECTED, c->Y, (size_t)c->K * c->d, (size_t)c->d, c->b,
+                          NULL, c->cst, c->n, c->K, c->d, c->lr, c->lpn);
+}
+static gmm_status rows_cuda_w(void *p)
+{
+    rows_ctx *c = p;
+    return estep_rows_cuda(ESTEP_ROWS_PROJECTED, c->d_Y, (size_t)c->K * c->d, (size_t)c->d,
+                           c->d_b, NULL, c->d_cst, c->n, c->K, c->d, c->d_lr, c->d_lpn, NULL);
+}
+
+int bench_estep_rows(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    rows_ctx c = {.n = bench_scaled(config, 60000, 64), .K = 10, .d = 784};
+    const size_t w = (size_t)c.K * c.d, ny = c.n * w;
+    double *out = NULL;
+    snprintf(row->size, sizeof row->size, "%zux%zu fp64", c.n, w);
+    row->work = sizeof(double) * ((double)ny + (double)c.n * (c.K + 1)); /* read Y, write */
+    row->bytes_bound = 1;
+    row->ceiling = copy_gbps(config);
+    row->target_ms = row->work / (0.8 * row->ceiling * 1e9) * 1e3; /* >= 80% of the copy */
+    c.Y = malloc(sizeof(double) * ny);
+    c.b = malloc(sizeof(double) * w);
+    c.cst = malloc(sizeof(double) * c.K);
+    c.lr = malloc(sizeof(double) * c.n * c.K);
+    c.lpn = malloc(sizeof(double) * c.n);
+    out = malloc(sizeof(double) * c.n);
+    BENCH_CHECK_ALLOC(c.Y && c.b && c.cst && c.lr && c.lpn && out);
+    bench_fill(c.Y, ny, -2.0, 2.0, 61);
+    bench_fill(c.b, w, -1.0, 1.0, 62);
+    bench_fill(c.cst, (size_t)c.K, -50.0, 50.0, 63);
+    {
+        double ms = bench_time_host(rows_cpu_w, NULL, &c, 1, bench_cpu_repeats(config));
+        if (ms < 0) BENCH_CHECK(rows_cpu_w(&c));
+        if (!config->skip_cpu) row->cpu_ms = ms;
+    }
+    if (!bench_have_gpu()) goto done;
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_Y, sizeof(double) * ny));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_b, sizeof(double) * w));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_cst, sizeof(double) * c.K));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_lr, sizeof(double) * c.n * c.K));
+    BENCH_CHECK(bench_gpu_alloc((void **)&c.d_lpn, sizeof(double) * c.n));
+    BENCH_CHECK(bench_gpu_upload(c.d_Y, c.Y, sizeof(double) * ny));
+    BENCH_CHECK(bench_gpu_upload(c.d_b, c.b, sizeof(double) * w));
+    BENCH_CHECK(bench_gpu_upload(c.d_cst, c.cst, sizeof(double) * c.K));
+    row->cuda_ms = bench_time_device(config, rows_cuda_w, NULL, &c);
+    BENCH_CHECK(bench_gpu_download(out, c.d_lpn, sizeof(double) * c.n));
+    rc |= bench_judge(row, "CUDA", bench_rel_error(out, c.lpn, c.n), 1e-12);
+    if (row->cuda_ms < 0) rc = 1;
+done:
+    bench_gpu_free(c.d_Y);
+    bench_gpu_free(c.d_b);
+    bench_gpu_free(c.d_cst);
+    bench_gpu_free(c.d_lr);
+    bench_gpu_free(c.d_lpn);
+    free(c.Y), free(c.b), free(c.cst), free(c.lr), free(c.lpn), free(out);
     return rc;
 }

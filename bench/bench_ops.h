@@ -26,6 +26,7 @@ int bench_histogram(const bench_config *config, bench_row *row);
 int bench_entropy(const bench_config *config, bench_row *row);
 int bench_transpose(const bench_config *config, bench_row *row);
 int bench_conv2d(const bench_config *config, bench_row *row);
+int bench_estep_rows(const bench_config *config, bench_row *row); /* the E-step's row operation */
 
 /* bench/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
  * (argv[0] = "em") and returns the process exit code. */

@@ -33,6 +33,7 @@ static const bench_entry BENCHES[] = {
     {"matvec_f64", bench_matvec_f64, "matrix-vector 10000x10000, fp64 (kernel: experiment v1)"},
     {"transpose", bench_transpose, "transpose 10000x10000, fp32"},
     {"conv2d", bench_conv2d, "2-D convolution 10000x10000, 3x3, int32"},
+    {"estep_rows", bench_estep_rows, "E-step rows: 60000 x (10 x 784) product to log-responsibilities, fp64"},
 };
 #define N_BENCHES (sizeof BENCHES / sizeof BENCHES[0])
 

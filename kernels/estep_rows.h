@@ -15,10 +15,11 @@
  *   estep_rows_from_dist_cpu  the second half alone, in place: squared distances computed
  *                             some other way (the CPU backend's GEMM expansion for diag and
  *                             spherical) -> log_resp;
- *   estep_rows_cuda           one block of 128 threads per row, a warp per component (lanes
- *                             stride over j with two accumulators, then a butterfly sum), the
- *                             log-probabilities in shared memory, one warp for the log-sum-exp;
- *                             at most ESTEP_ROWS_MAX_COMPONENTS components (shared memory);
+ *   estep_rows_cuda           a block of 8 warps per 4 rows, a warp per (row, component) pair
+ *                             (lanes stride over j with two accumulators, 16-byte loads of Y
+ *                             where it is aligned, then a butterfly sum), the log-probabilities
+ *                             in shared memory, one warp a row for the log-sum-exp; at most
+ *                             ESTEP_ROWS_MAX_COMPONENTS components (shared memory);
  *   estep_rows_f32_cuda       the same reading a float32 Y (converted per element to float64).
  * GPU versions take device pointers (d_*) and an optional cudaStream_t as void * (NULL: the
  * default stream); they return once the work is queued. */
