@@ -308,7 +308,6 @@ static gmm_status graph_factorise(gmm_backend_ctx *c, bool *launched)
 {
     gmm_status status = GMM_OK;
     cuda_factor_graph *g = &c->factor_graph;
-    *launched = false;
     bool left_open = false;
     cudaError_t e;
     *launched = false;
