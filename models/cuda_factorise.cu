@@ -37,36 +37,47 @@ static bool solves_trsm(gmm_factorisation mode)
            mode == GMM_FACTOR_LANES_TRSM;
 }
 
-/* Launches the factorisation by `mode` (any but the graph's) from this thread, on the legacy
- * stream and the lanes. */
-static gmm_status launch_direct(gmm_backend_ctx *c, gmm_factorisation mode)
+static int lanes_used(const gmm_backend_ctx *c);
+static gmm_status fork_lanes(gmm_backend_ctx *c, int *forked);
+static cudaError_t join_lanes(gmm_backend_ctx *c, int forked);
+
+/* Queues the factorisation by `mode` (any but the graph's) from this thread: the copy, the
+ * identity and the triangle's clean-up on `origin`, the per-component work on the lanes. With
+ * origin NULL (the legacy stream) the lanes, blocking streams, are ordered with it implicitly;
+ * with the graph's capturing origin (LANES_TRSM only) they are forked from it and joined back
+ * by events (*forked counts the lanes forked, which a failed capture still joins). One sequence
+ * for both, so that the graph replays exactly the direct calls. */
+static gmm_status queue_factorisation(gmm_backend_ctx *c, gmm_factorisation mode,
+                                      cudaStream_t origin, int *forked)
 {
     gmm_status status = GMM_OK;
     const int d = c->dim, nm = c->n_mats;
     const int64_t dd = (int64_t)d * d;
     const bool trsm = solves_trsm(mode);
     const bool on_lanes = mode == GMM_FACTOR_LANES_TRSM || mode == GMM_FACTOR_LANES_TRTRI;
+    cudaError_t e;
 
     if (trsm) {
         /* factor a copy in d_acc, solve R U = I into d_prec */
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_acc, c->d_cov, sizeof(double) * dd * nm,
-                                  cudaMemcpyDeviceToDevice));
+        GMM_CUDA_CHECK(cudaMemcpyAsync(c->d_acc, c->d_cov, sizeof(double) * dd * nm,
+                                       cudaMemcpyDeviceToDevice, origin));
         if (!on_lanes &&
             (status = gmm_gpu_dpotrf_upper_many(c->gpu, d, c->d_ptrs, c->h_ptrs, d, nm,
                                                 mode == GMM_FACTOR_BATCHED_TRSM, c->d_info)) !=
                 GMM_OK)
             goto fail;
-        identity_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
-        GMM_LAUNCH_CHECK("identity_kernel");
+        identity_kernel<<<grid_for(dd * nm, 256), 256, 0, origin>>>(c->d_prec, nm, d);
+        GMM_LAUNCH_CHECK("identity_kernel"); /* sync debugging never captures a graph */
     } else {
         /* factor and invert in place in d_prec */
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_prec, c->d_cov, sizeof(double) * dd * nm,
-                                  cudaMemcpyDeviceToDevice));
+        GMM_CUDA_CHECK(cudaMemcpyAsync(c->d_prec, c->d_cov, sizeof(double) * dd * nm,
+                                       cudaMemcpyDeviceToDevice, origin));
         if (mode == GMM_FACTOR_BATCHED_TRTRI &&
             (status = gmm_gpu_dpotrf_upper_many(c->gpu, d, c->d_prec_ptrs, c->h_prec_ptrs, d, nm,
                                                 true, c->d_info)) != GMM_OK)
             goto fail;
     }
+    if (origin && (status = fork_lanes(c, forked)) != GMM_OK) goto fail;
     for (int m = 0; m < nm; m++) {
         gmm_gpu *lane = gmm_gpu_lane(c->gpu, m % c->n_lanes);
         if (!lane) {
@@ -83,7 +94,12 @@ static gmm_status launch_direct(gmm_backend_ctx *c, gmm_factorisation mode)
             status = gmm_gpu_upper_invert(lane, d, *factor, d, c->d_info + nm + m);
         if (status != GMM_OK) goto fail;
     }
-    triu_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_prec, nm, d);
+    if (origin && (e = join_lanes(c, *forked)) != cudaSuccess) {
+        status = gmm_error(GMM_ERR_CUDA, "joining the lanes in the factorisation's capture: %s",
+                           cudaGetErrorString(e));
+        goto fail;
+    }
+    triu_kernel<<<grid_for(dd * nm, 256), 256, 0, origin>>>(c->d_prec, nm, d);
     GMM_LAUNCH_CHECK("triu_kernel");
 fail:
     return status;
@@ -166,33 +182,17 @@ fail:
     return status;
 }
 
-/* The capture's body on the capturing origin stream: launch_direct(LANES_TRSM)'s sequence with
- * the legacy stream's parts (copy, identity, triu) on the origin and the lanes forked from it by
- * an event. *forked counts the lanes that joined the capture, which the caller joins back. */
-static gmm_status record_lanes_trsm(gmm_backend_ctx *c, int *forked)
+/* Makes every used lane wait for the work queued so far on the graph's origin (inside the
+ * capture: the lanes join it). *forked counts the lanes that did. */
+static gmm_status fork_lanes(gmm_backend_ctx *c, int *forked)
 {
     gmm_status status = GMM_OK;
     cuda_factor_graph *g = &c->factor_graph;
-    const int d = c->dim, nm = c->n_mats;
-    const int64_t dd = (int64_t)d * d;
-    GMM_CUDA_CHECK(cudaMemcpyAsync(c->d_acc, c->d_cov, sizeof(double) * dd * nm,
-                                   cudaMemcpyDeviceToDevice, g->origin));
-    identity_kernel<<<grid_for(dd * nm, 256), 256, 0, g->origin>>>(c->d_prec, nm, d);
-    GMM_LAUNCH_CHECK("identity_kernel"); /* no synchronisation: sync debugging skips graphs */
     GMM_CUDA_CHECK(cudaEventRecord(g->fork, g->origin));
     for (int l = 0; l < lanes_used(c); l++) {
         GMM_CUDA_CHECK(cudaStreamWaitEvent((cudaStream_t)gmm_gpu_stream(gmm_gpu_lane(c->gpu, l)),
                                            g->fork, 0));
         *forked = l + 1;
-    }
-    for (int m = 0; m < nm; m++) {
-        gmm_gpu *lane = gmm_gpu_lane(c->gpu, m % c->n_lanes);
-        if ((status = gmm_gpu_dpotrf_upper_many(lane, d, NULL, c->h_ptrs + m, d, 1, false,
-                                                c->d_info + m)) != GMM_OK)
-            goto fail;
-        if ((status = gmm_gpu_upper_inverse(lane, d, c->h_ptrs[m], d, c->d_prec + m * dd, d)) !=
-            GMM_OK)
-            goto fail;
     }
 fail:
     return status;
@@ -242,23 +242,12 @@ static gmm_status capture(gmm_backend_ctx *c, bool *left_open)
     cudaGraph_t graph = NULL;
     cudaError_t e;
     int forked = 0;
-    bool capturing = false;
     *left_open = false;
     cuda_factor_graph_drop(c);
     if ((status = prepare_capture(c)) != GMM_OK) goto fail;
     GMM_CUDA_CHECK(cudaStreamBeginCapture(g->origin, cudaStreamCaptureModeThreadLocal));
-    capturing = true;
-    status = record_lanes_trsm(c, &forked);
-    e = join_lanes(c, forked);
-    if (status == GMM_OK && e != cudaSuccess)
-        status = gmm_error(GMM_ERR_CUDA, "joining the lanes in the factorisation's capture: %s",
-                           cudaGetErrorString(e));
-    if (status == GMM_OK) {
-        triu_kernel<<<grid_for((int64_t)c->dim * c->dim * c->n_mats, 256), 256, 0, g->origin>>>(
-            c->d_prec, c->n_mats, c->dim);
-        GMM_LAUNCH_CHECK("triu_kernel");
-    }
-    capturing = false;
+    status = queue_factorisation(c, GMM_FACTOR_LANES_TRSM, g->origin, &forked);
+    if (status != GMM_OK) join_lanes(c, forked); /* the capture ends only with every lane back */
     e = cudaStreamEndCapture(g->origin, &graph); /* ends it even when invalidated */
     if (status == GMM_OK && e != cudaSuccess)
         status = gmm_error(GMM_ERR_CUDA, "cudaStreamEndCapture of the factorisation: %s",
@@ -271,11 +260,6 @@ static gmm_status capture(gmm_backend_ctx *c, bool *left_open)
     g->graph = graph;
     graph = NULL;
 fail:
-    if (capturing) {
-        /* a GMM_*_CHECK jumped here inside the capture: join and end it */
-        join_lanes(c, forked);
-        if (cudaStreamEndCapture(g->origin, &graph) != cudaSuccess) graph = NULL;
-    }
     if (graph) cudaGraphDestroy(graph);
     if (status != GMM_OK) {
         if (g->exec) cudaGraphExecDestroy(g->exec);
@@ -384,7 +368,7 @@ gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar)
         if ((status = graph_factorise(c, &launched)) != GMM_OK) goto fail;
         mode = GMM_FACTOR_LANES_TRSM; /* the graph's calls, or run directly */
     }
-    if (!launched && (status = launch_direct(c, mode)) != GMM_OK) goto fail;
+    if (!launched && (status = queue_factorisation(c, mode, NULL, NULL)) != GMM_OK) goto fail;
     status = check_infos(c, solves_trsm(mode), reg_covar);
 fail:
     return status;
