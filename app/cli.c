@@ -164,6 +164,7 @@ void cli_apply_environment(gmm_tuning *tuning)
         else if (strcmp(v, "lanes-trtri") == 0) tuning->factorisation = GMM_FACTOR_LANES_TRTRI;
         else if (strcmp(v, "lanes") == 0) tuning->factorisation = GMM_FACTOR_LANES_TRSM;
         else if (strcmp(v, "graph") == 0) tuning->factorisation = GMM_FACTOR_GRAPH_TRSM;
+        else if (strcmp(v, "blocked") == 0) tuning->factorisation = GMM_FACTOR_BLOCKED;
     }
     if ((v = env_value("GMM_CUDA_COV"))) {
         if (strcmp(v, "gemm") == 0) tuning->cov_product = GMM_COV_PRODUCT_GEMM;

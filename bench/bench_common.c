@@ -168,3 +168,16 @@ void bench_fill_f(float *x, size_t n, float lo, float hi, uint64_t seed)
             x[i] = (float)(lo + (hi - lo) * bench_rng_uniform(&s));
     }
 }
+
+void bench_fill_spd(double *A, int dim, int batch, uint64_t seed)
+{
+    for (int b = 0; b < batch; b++) {
+        double *M = A + (size_t)b * dim * dim;
+        uint64_t s = seed + (uint64_t)b;
+        for (int i = 0; i < dim; i++)
+            for (int j = 0; j <= i; j++) {
+                double v = i == j ? dim + 1.0 + bench_rng_uniform(&s) : 2 * bench_rng_uniform(&s) - 1;
+                M[(size_t)i * dim + j] = M[(size_t)j * dim + i] = v;
+            }
+    }
+}

@@ -21,22 +21,6 @@
 #include "linalg/cholesky.h"
 #include "linalg/trsm.h"
 
-/* ---- data ---- */
-
-/* Diagonally dominant symmetric matrices (so positive definite): off-diagonal in [-1, 1]. */
-static void fill_spd(double *A, int dim, int batch, uint64_t seed)
-{
-    for (int b = 0; b < batch; b++) {
-        double *M = A + (size_t)b * dim * dim;
-        uint64_t s = seed + (uint64_t)b;
-        for (int i = 0; i < dim; i++)
-            for (int j = 0; j <= i; j++) {
-                double v = i == j ? dim + 1.0 + bench_rng_uniform(&s) : 2 * bench_rng_uniform(&s) - 1;
-                M[(size_t)i * dim + j] = M[(size_t)j * dim + i] = v;
-            }
-    }
-}
-
 /* ---- matmul: C = R^T X ---- */
 
 typedef struct {
@@ -278,7 +262,7 @@ static int bench_chol_common(const bench_config *config, bench_row *row, int dim
     ref = malloc(sizeof(double) * c.elems);
     out = malloc(sizeof(double) * c.elems);
     BENCH_CHECK_ALLOC(c.A0 && c.A && ref && out);
-    fill_spd(c.A0, dim, batch, 5);
+    bench_fill_spd(c.A0, dim, batch, 5);
     memcpy(ref, c.A0, sizeof(double) * c.elems);
     BENCH_CHECK(cholesky_blas(ref, dim, batch, NULL));
     if (!config->skip_cpu) {

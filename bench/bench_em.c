@@ -161,12 +161,14 @@ int bench_em(int argc, char **argv)
     const char *data = getenv("FASHION_MNIST_DIR");
     const char *mnist = getenv("MNIST_DIR");
     int K = 10, iters = 10, variants = 0, do_fit = 1;
+    const char *only = NULL; /* --only TEXT: the rows (variants included) whose label has TEXT */
     gmm_cov_type type = GMM_COV_FULL;
     static const struct option longopts[] = {
         {"data", required_argument, NULL, 'd'},  {"mnist", required_argument, NULL, 'm'},
         {"k", required_argument, NULL, 'k'},     {"iters", required_argument, NULL, 'i'},
         {"covariance", required_argument, NULL, 'c'},
         {"variants", no_argument, NULL, 'v'},    {"no-fit", no_argument, NULL, 'n'},
+        {"only", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
@@ -184,9 +186,10 @@ int bench_em(int argc, char **argv)
             break;
         case 'v': variants = 1; break;
         case 'n': do_fit = 0; break;
+        case 'o': only = optarg; break;
         case 'h':
             printf("usage: gmm-bench em [--data DIR] [--mnist DIR] [--k K] [--iters N] "
-                   "[--covariance T] [--variants] [--no-fit]\n");
+                   "[--covariance T] [--variants] [--only TEXT] [--no-fit]\n");
             return 0;
         default: return 2;
         }
@@ -266,15 +269,18 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LANES_TRSM}, "fp64 lanes trsm"},
             {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_GRAPH_TRSM}, "fp64 graph trsm"},
             {GMM_PRECISION_TF32, {.factorisation = GMM_FACTOR_GRAPH_TRSM}, "tf32 graph trsm"},
+            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BLOCKED}, "fp64 blocked"},
+            {GMM_PRECISION_TF32, {.factorisation = GMM_FACTOR_BLOCKED}, "tf32 blocked"},
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_SYRK}, "fp64 cov SYRK"},
             {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_GEMM}, "fp64 cov full GEMM"},
             {GMM_PRECISION_TF32, {.cov_product = GMM_COV_PRODUCT_GEMM}, "tf32 cov full GEMM"},
             {GMM_PRECISION_FP64, {.means_product = GMM_MEANS_PRODUCT_MATMUL}, "fp64 means matmul"},
             {GMM_PRECISION_FP64, {.cov_kernel = GMM_COV_KERNEL_TILED}, "fp64 cov tiled"},
         };
-        int n_runs = variants ? (int)(sizeof runs / sizeof runs[0]) : 5;
+        int n_runs = variants || only ? (int)(sizeof runs / sizeof runs[0]) : 5;
         for (int r = 0; r < n_runs && n_rows < 160; r++) {
             em_timing t;
+            if (only && !strstr(runs[r].label, only)) continue;
             time_em(X, N, d, K, type, runs[r].p, &runs[r].tuning, iters, &t);
             double ceiling = runs[r].p == GMM_PRECISION_FP64   ? ceil64
                              : runs[r].p == GMM_PRECISION_TF32 ? ceiltf

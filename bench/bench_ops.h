@@ -17,6 +17,8 @@ int bench_wcov(const bench_config *config, bench_row *row);
 int bench_cholesky(const bench_config *config, bench_row *row);
 int bench_cholesky_batched(const bench_config *config, bench_row *row);
 int bench_trsm(const bench_config *config, bench_row *row);
+/* bench/bench_chol_inverse.c: the precision Cholesky factors (linalg/chol_inverse.h). */
+int bench_chol_inverse(const bench_config *config, bench_row *row);
 int bench_matvec(const bench_config *config, bench_row *row);     /* float32 */
 int bench_matvec_f64(const bench_config *config, bench_row *row);
 
@@ -73,6 +75,9 @@ uint64_t bench_rng_next(uint64_t *state);
 double bench_rng_uniform(uint64_t *state);
 void bench_fill(double *x, size_t n, double lo, double hi, uint64_t seed);
 void bench_fill_f(float *x, size_t n, float lo, float hi, uint64_t seed);
+/* Diagonally dominant symmetric matrices (so positive definite): off-diagonal in [-1, 1],
+ * diagonal dim + 1 + [0, 1); batch of them back to back. */
+void bench_fill_spd(double *A, int dim, int batch, uint64_t seed);
 
 /* In a bench_<op> function with `int rc` and a `done:` label: a failed allocation or a failed
  * kernel call notes why in the row and ends the experiment. */

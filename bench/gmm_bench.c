@@ -26,6 +26,7 @@ static const bench_entry BENCHES[] = {
     {"cholesky", bench_cholesky, "Cholesky 4096x4096, fp64 (kernel: experiment v1)"},
     {"cholesky_batched", bench_cholesky_batched, "Cholesky 10 x 784x784, fp64 (kernel: experiment v1)"},
     {"trsm", bench_trsm, "triangular solve 784x784, 60000 right-hand sides, fp64 (kernel: experiment v1)"},
+    {"chol_inverse", bench_chol_inverse, "precision Cholesky factors U = R^-1, 10 x 784x784, fp64"},
     {"knn", bench_knn, "kNN m = n = 32768, d = 256, k = 20, fp32 (kernel: experiment v1)"},
     {"histogram", bench_histogram, "per-query distance histograms"},
     {"entropy", bench_entropy, "local entropy 2560x2560, 5x5"},

@@ -188,6 +188,20 @@ fail:
     return status;
 }
 
+extern "C" gmm_status gmm_gpu_dgemm_strided(gmm_gpu *h, bool trans_a, bool trans_b, int m, int n,
+                                            int k, double alpha, const double *A, int lda,
+                                            long long stride_a, const double *B, int ldb,
+                                            long long stride_b, double beta, double *C, int ldc,
+                                            long long stride_c, int batch)
+{
+    gmm_status status = GMM_OK;
+    GMM_CUBLAS_CHECK(cublasDgemmStridedBatched(h->blas, op(trans_b), op(trans_a), n, m, k, &alpha,
+                                               B, ldb, stride_b, A, lda, stride_a, &beta, C, ldc,
+                                               stride_c, batch));
+fail:
+    return status;
+}
+
 extern "C" gmm_status gmm_gpu_sgemm_batched(gmm_gpu *h, int m, int n, int k, const float *A,
                                             int lda, long long stride_a, const float *B, int ldb,
                                             long long stride_b, float *C, int ldc,

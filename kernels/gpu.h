@@ -78,6 +78,13 @@ gmm_status gmm_gpu_sgemm_batched(gmm_gpu *gpu, int m, int n, int k, const float 
                                  long long stride_a, const float *B, int ldb, long long stride_b,
                                  float *C, int ldc, long long stride_c, int batch);
 
+/* C_b (m x n) = alpha op(A_b) op(B_b) + beta C_b for b < batch, X_b = X + b * stride_x elements:
+ * the general strided-batched product (op(A) m x k, op(B) k x n). */
+gmm_status gmm_gpu_dgemm_strided(gmm_gpu *gpu, bool trans_a, bool trans_b, int m, int n, int k,
+                                 double alpha, const double *A, int lda, long long stride_a,
+                                 const double *B, int ldb, long long stride_b, double beta,
+                                 double *C, int ldc, long long stride_c, int batch);
+
 /* Lower triangle (row >= col) of C (n x n) = alpha * A^T A + beta * C, A k x n: the covariance
  * shape. The strict upper triangle is not written. */
 gmm_status gmm_gpu_dsyrk_at_a(gmm_gpu *gpu, int n, int k, double alpha, const double *A, int lda,

@@ -1,4 +1,5 @@
 /* Stand-ins for the linalg GPU entry points (the vendor-library paths) when CUDA is not built. */
+#include "linalg/chol_inverse.h"
 #include "linalg/cholesky.h"
 #include "linalg/lanczos.h"
 #include "linalg/trsm.h"
@@ -18,4 +19,9 @@ gmm_status lanczos_largest_cuda(const csr_matrix *A, int k, const lanczos_option
                                 lanczos_report *report)
 {
     return NO_DEVICE("lanczos_largest_cuda");
+}
+gmm_status chol_inverse_cuda(const double *d_S, int dim, int batch, double *d_U, double *d_work,
+                             int *d_info, gmm_gpu *gpu)
+{
+    return NO_DEVICE("chol_inverse_cuda");
 }

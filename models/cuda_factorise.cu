@@ -8,6 +8,7 @@
  * kernels of the K potrfs and recursive TRSMs are launched by the driver from the graph instead
  * of one by one from this thread. If the capture fails (a call that cannot be captured), the
  * context runs LANES_TRSM directly from then on, the same arithmetic. */
+#include "linalg/chol_inverse.h"
 #include "models/backend_cuda.cuh"
 
 static __global__ void identity_kernel(double *x, int n_mats, int d)
@@ -364,6 +365,14 @@ gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar)
     gmm_status status = GMM_OK;
     gmm_factorisation mode = c->factorisation;
     bool launched = false;
+    if (mode == GMM_FACTOR_BLOCKED) {
+        /* every component at once on the backend's stream (the legacy one, after cov_finish) */
+        if ((status = chol_inverse_cuda(c->d_cov, c->dim, c->n_mats, c->d_prec, c->d_acc,
+                                        c->d_info, c->gpu)) != GMM_OK)
+            goto fail;
+        status = check_infos(c, true, reg_covar);
+        goto fail;
+    }
     if (mode == GMM_FACTOR_GRAPH_TRSM) {
         if ((status = graph_factorise(c, &launched)) != GMM_OK) goto fail;
         mode = GMM_FACTOR_LANES_TRSM; /* the graph's calls, or run directly */

@@ -209,6 +209,9 @@ typedef enum {
                                      no host launch overhead for the hundreds of small kernels
                                      (H100, K = 10, d = 784: 1.67 against 2.24 ms). Where the
                                      capture fails, LANES_TRSM itself */
+    GMM_FACTOR_BLOCKED = 7,       /* all K at once by linalg/chol_inverse.h: recursive halving,
+                                     strided-batched DGEMMs over the components and a shared-
+                                     memory kernel for the diagonal blocks (no cuSOLVER) */
 } gmm_factorisation;
 
 typedef struct {

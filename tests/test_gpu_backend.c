@@ -230,7 +230,7 @@ START_TEST(test_variants)
         }
         g_tuning.cov_product = GMM_COV_PRODUCT_AUTO;
     }
-    for (int f = GMM_FACTOR_BATCHED_TRSM; f <= GMM_FACTOR_GRAPH_TRSM; f++) {
+    for (int f = GMM_FACTOR_BATCHED_TRSM; f <= GMM_FACTOR_BLOCKED; f++) {
         g_tuning.factorisation = (gmm_factorisation)f;
         for (size_t s = 0; s < 2; s++) {
             compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
