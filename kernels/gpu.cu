@@ -16,7 +16,7 @@
 
 struct gmm_gpu {
     cublasHandle_t blas;
-    cusolverDnHandle_t solver; /* created on first use on lanes */
+    cusolverDnHandle_t solver; /* created on first use (solver_of) */
     cudaStream_t stream;       /* NULL (legacy default) on the main object */
     bool tf32;
     void *d_workspace;         /* gmm_gpu_workspace */
@@ -41,8 +41,7 @@ extern "C" gmm_status gmm_gpu_create(gmm_gpu **out)
         return status;
     }
     __atomic_add_fetch(&g_created, 1, __ATOMIC_RELAXED);
-    GMM_CUBLAS_CHECK(cublasCreate(&h->blas));
-    GMM_CUSOLVER_CHECK(cusolverDnCreate(&h->solver));
+    GMM_CUBLAS_CHECK(cublasCreate(&h->blas)); /* the cuSOLVER handle: on first use (solver_of) */
     *out = h;
     return GMM_OK;
 fail:
@@ -79,8 +78,9 @@ extern "C" void gmm_gpu_destroy(gmm_gpu *h)
     free(h);
 }
 
-/* The cuSOLVER handle of h: the main object's, or a lane's own on the lane's stream, made the
- * first time a lane factors (most lanes only ever run cuBLAS products). */
+/* The cuSOLVER handle of h (the main object's, or a lane's own on the lane's stream), made the
+ * first time it factors: a default fit never does (its factorisation is linalg/chol_inverse.h,
+ * cuBLAS only), PCA's eigensolver and the other factorisation modes do. */
 static gmm_status solver_of(gmm_gpu *h, cusolverDnHandle_t *out)
 {
     gmm_status status = GMM_OK;

@@ -1,6 +1,6 @@
 /* GPU version of the precision Cholesky factor (see chol_inverse.h): recursive halving whose
  * products are strided-batched cuBLAS DGEMMs over the whole batch, and diagonal blocks of at most
- * LEAF_MAX factored and inverted in shared memory, a thread block per matrix.
+ * LEAF_MAX factored and inverted in registers, a thread block per matrix.
  *
  * Row-major, S = R^T R, U = R^{-1}. Split S at n1 = n / 2:
  *   U11 of S11 (recursively); R12 = U11^T S12; S22' = S22 - R12^T R12; U22 of S22' (recursively);
@@ -17,48 +17,117 @@
 
 namespace {
 
-constexpr int LEAF_MAX = 112; /* 2 x 112^2 doubles = 196 KiB of shared memory (Hopper) */
-constexpr int LEAF_THREADS = 1024;
+constexpr int LEAF_MAX = 112; /* the largest diagonal block a kernel factors */
+/* the diagonal blocks are at most this wide: 784 -> 392 -> 196 -> 98 -> 49 (measured against 112:
+ * README, "The factorisation") */
+#ifndef GMM_CHOL_LEAF
+#define GMM_CHOL_LEAF 64
+#endif
+constexpr int LEAF_TX = 32;
+
+/* Shared memory of the block kernel holding up to `most` for an n x n block: row k twice
+ * (double-buffered), the pivots, 1 / pivot twice, and the n x (n + 1) transpose of the result
+ * for the write-out. */
+size_t leaf_shared_bytes(int most, int n)
+{
+    return sizeof(double) * (3 * (size_t)most + 2 + (size_t)n * (n + 1));
+}
 
 /* One thread block per matrix b: the n x n diagonal block at (o, o) of P (leading dimension d,
- * matrix b at P + b d^2). Reads its upper triangle S and writes U = R^{-1} (S = R^T R) over its
- * upper triangle, zeros below. Symmetric Gaussian elimination on [S | I]: step k subtracts
- * S[k][i] / S[k][k] times row k from every row i > k, on the upper triangle of the left half
- * (which ends as D L^T, S = L D L^T with L unit lower) and on the right half (which ends as
- * M = L^{-1}); then R = D^{1/2} L^T and U = M^T D^{-1/2}: U[i][j] = M[j][i] / sqrt(D[j]). One
- * barrier a step: step k reads only row k, which it does not write. A pivot that is not > 0
- * records o + k + 1 in info[b] (unless an earlier block already recorded a failure) and leaves
- * the block as it is. */
-__global__ void __launch_bounds__(LEAF_THREADS) leaf_kernel(double *P, int d, int o, int n,
-                                                            int *info)
+ * matrix b at P + b d^2). Reads its upper triangle S and writes U = R^{-1} (S = R^T R) over the
+ * block, zeros below the diagonal.
+ *
+ * Symmetric Gaussian elimination on [S | I]: step k subtracts S[k][i] / S[k][k] times row k
+ * from every row i > k, on the upper triangle of the left half (which ends as D L^T, with
+ * S = L D L^T, L unit lower) and on the right half (which ends as M = L^{-1}, unit lower). Then
+ * R = D^{1/2} L^T and U = M^T D^{-1/2}: U[i][j] = M[j][i] / sqrt(D[j]). Both halves share one
+ * n x n array C held in registers (thread (ty, tx) holds rows ty + TY r, columns tx + 32 c):
+ * after step k the columns j <= k of a row i > k are M's (the left half's are not needed any
+ * more: the multipliers come from row k's upper triangle), so step k updates, for rows i > k,
+ * the columns j <= k (M; column k starts at M[i][k] = 0, the lower triangle's untouched zero,
+ * against row k's M[k][k] = 1) and j >= i (S's upper triangle). Per step: the owner of row k
+ * publishes it in shared memory (with 1 at column k, the pivot apart), one barrier, and every
+ * thread updates its registers. A pivot that is not > 0 records o + k + 1 in info[b] (unless an
+ * earlier block already recorded a failure) and leaves the block as it was. */
+template <int LEAF_TY, int LEAF_R, int LEAF_C>
+__global__ void __launch_bounds__(LEAF_TY * LEAF_TX, 1)
+    leaf_kernel(double *P, int d, int o, int n, int *info)
 {
+    constexpr int MOST = LEAF_TY * LEAF_R; /* n <= MOST <= LEAF_TX * LEAF_C */
     extern __shared__ double shared[];
-    double *A = shared, *M = shared + n * n;
-    const int b = blockIdx.x, tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
+    double *row = shared, *pivot = shared + 2 * MOST, *inverse = pivot + MOST;
+    double *T = inverse + 2;
+    const int b = blockIdx.x, tx = threadIdx.x, ty = threadIdx.y;
     double *Pb = P + (size_t)b * d * d + (size_t)o * d + o;
-    for (int e = t; e < n * n; e += LEAF_THREADS) {
-        const int i = e / n, j = e - i * n;
-        A[e] = i <= j ? Pb[(size_t)i * d + j] : 0.0;
-        M[e] = i == j ? 1.0 : 0.0;
-    }
-    __syncthreads();
-    for (int k = 0; k < n; k++) {
-        const double akk = A[k * n + k];
-        if (!(akk > 0.0)) { /* every thread read the same pivot: all leave here */
-            if (t == 0 && info[b] == 0) info[b] = o + k + 1;
-            return;
+    double v[LEAF_R][LEAF_C];
+#pragma unroll
+    for (int r = 0; r < LEAF_R; r++)
+#pragma unroll
+        for (int c = 0; c < LEAF_C; c++) {
+            const int i = ty + LEAF_TY * r, j = tx + LEAF_TX * c;
+            v[r][c] = i < n && j < n && i <= j ? Pb[(size_t)i * d + j] : 0.0;
         }
-        const double inv = 1.0 / akk;
-        for (int i = k + 1 + ty; i < n; i += 32) {
-            const double f = A[k * n + i] * inv;
-            for (int j = i + tx; j < n; j += 32) A[i * n + j] -= f * A[k * n + j];
-            for (int c = tx; c <= k; c += 32) M[i * n + c] -= f * M[k * n + c];
+    for (int k = 0; k < n; k++) {
+        double *rk = row + (k & 1) * MOST;
+        if (ty == k % LEAF_TY) { /* the owner of row k publishes it (registers: static indices) */
+            const int owner_r = k / LEAF_TY; /* hoisted: keeps v in registers */
+#pragma unroll
+            for (int r = 0; r < LEAF_R; r++)
+                if (r == owner_r) {
+#pragma unroll
+                    for (int c = 0; c < LEAF_C; c++) {
+                        const int j = tx + LEAF_TX * c;
+                        if (j == k) {
+                            pivot[k] = v[r][c];
+                            inverse[k & 1] = __drcp_rn(v[r][c]); /* 1 / pivot, rounded */
+                            v[r][c] = 1.0;                       /* M[k][k] */
+                        }
+                        if (j < n) rk[j] = v[r][c];
+                    }
+                }
         }
         __syncthreads();
+        /* no test of the pivot here (it would wait on its load): a bad one makes NaNs or
+         * garbage from here on, and the pivots are checked once at the end */
+        const double inv = inverse[k & 1];
+        double rv[LEAF_C];
+#pragma unroll
+        for (int c = 0; c < LEAF_C; c++) rv[c] = rk[tx + LEAF_TX * c]; /* past n: unused */
+#pragma unroll
+        for (int r = 0; r < LEAF_R; r++) {
+            const int i = ty + LEAF_TY * r;
+            if (i > k && i < n) { /* the same for the whole warp (one ty) */
+                const double f = rk[i] * inv;
+#pragma unroll
+                for (int c = 0; c < LEAF_C; c++) {
+                    const int j = tx + LEAF_TX * c;
+                    if (j <= k || j >= i) v[r][c] -= f * rv[c];
+                }
+            }
+        }
     }
-    for (int e = t; e < n * n; e += LEAF_THREADS) {
+    /* the first pivot that is not > 0 (NaN included) fails the block, which is left as it was */
+    __shared__ int failed_at;
+    if (tx == 0 && ty == 0) {
+        int k = 0;
+        while (k < n && pivot[k] > 0.0) k++;
+        failed_at = k < n ? k + 1 : 0;
+        if (failed_at && info[b] == 0) info[b] = o + failed_at;
+    }
+    __syncthreads();
+    if (failed_at) return;
+    /* U[j][i] = M[i][j] / sqrt(D[i]) for j <= i, 0 above; through T for coalesced writes */
+#pragma unroll
+    for (int r = 0; r < LEAF_R; r++)
+#pragma unroll
+        for (int c = 0; c < LEAF_C; c++) {
+            const int i = ty + LEAF_TY * r, j = tx + LEAF_TX * c;
+            if (i < n && j < n) T[j * (n + 1) + i] = j <= i ? v[r][c] / sqrt(pivot[i]) : 0.0;
+        }
+    __syncthreads();
+    for (int e = ty * LEAF_TX + tx; e < n * n; e += LEAF_TY * LEAF_TX) {
         const int i = e / n, j = e - i * n;
-        Pb[(size_t)i * d + j] = i <= j ? M[j * n + i] / sqrt(A[j * n + j]) : 0.0;
+        Pb[(size_t)i * d + j] = T[i * (n + 1) + j];
     }
 }
 
@@ -83,6 +152,12 @@ __global__ void zero_block_kernel(double *P, int d, int r0, int c0, int rows, in
         for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x)
             Pb[(size_t)(r0 + i) * d + c0 + j] = 0.0;
 }
+
+/* the two block kernels: up to 64 (16 x 32 threads, 4 x 2 values each) and up to 112 (16 x 32
+ * threads, 7 x 4 values each) */
+constexpr int NARROW_TY = 16, NARROW_MOST = 64, WIDE_TY = 16, WIDE_MOST = LEAF_MAX;
+#define NARROW leaf_kernel<NARROW_TY, 4, 2>
+#define WIDE leaf_kernel<WIDE_TY, 7, 4>
 
 struct run {
     gmm_gpu *gpu;
@@ -110,8 +185,12 @@ gmm_status factor_block(const run &r, int o, int n)
     const int n1 = n / 2, n2 = n - n1, a = o, b = o + n1;
     double *P = r.P, *Q = r.Q;
     if (n <= r.leaf) {
-        leaf_kernel<<<r.batch, dim3(32, LEAF_THREADS / 32), sizeof(double) * 2 * n * n,
-                      r.stream>>>(r.P, r.d, o, n, r.info);
+        if (n <= NARROW_MOST)
+            NARROW<<<r.batch, dim3(LEAF_TX, NARROW_TY), leaf_shared_bytes(NARROW_MOST, n),
+                     r.stream>>>(r.P, r.d, o, n, r.info);
+        else
+            WIDE<<<r.batch, dim3(LEAF_TX, WIDE_TY), leaf_shared_bytes(WIDE_MOST, n), r.stream>>>(
+                r.P, r.d, o, n, r.info);
         GMM_LAUNCH_CHECK("chol_inverse leaf_kernel");
         return GMM_OK;
     }
@@ -148,17 +227,18 @@ extern "C" gmm_status chol_inverse_cuda(const double *d_S, int dim, int batch, d
     gmm_status status = GMM_OK;
     if (!d_S || !d_U || !d_work || !d_info || !gpu || dim <= 0 || batch <= 0 || batch > 65535)
         return gmm_error(GMM_ERR_ARG, "chol_inverse_cuda: bad arguments");
-    run r = {gpu, dense_stream(gmm_gpu_stream(gpu)), d_U, d_work, dim, batch, LEAF_MAX, d_info};
+    run r = {gpu, dense_stream(gmm_gpu_stream(gpu)), d_U, d_work, dim, batch, GMM_CHOL_LEAF, d_info};
     int device = 0, optin = 0;
     GMM_CUDA_CHECK(cudaGetDevice(&device));
     GMM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    /* the largest block whose two n x n arrays fit (Hopper 112, A100 102, others 79) */
-    while (r.leaf > 8 && sizeof(double) * 2 * r.leaf * r.leaf > (size_t)optin) r.leaf--;
-    {
-        const int leaf_n = dim < r.leaf ? dim : r.leaf;
-        GMM_CUDA_CHECK(cudaFuncSetAttribute(leaf_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)(sizeof(double) * 2 * leaf_n * leaf_n)));
-    }
+    /* the largest block whose shared memory fits (Hopper and A100 112, others 108) */
+    if (r.leaf > LEAF_MAX) r.leaf = LEAF_MAX;
+    while (r.leaf > 8 && leaf_shared_bytes(WIDE_MOST, r.leaf) > (size_t)optin) r.leaf--;
+    GMM_CUDA_CHECK(cudaFuncSetAttribute(NARROW, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)leaf_shared_bytes(NARROW_MOST, NARROW_MOST)));
+    if (r.leaf > NARROW_MOST)
+        GMM_CUDA_CHECK(cudaFuncSetAttribute(WIDE, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            (int)leaf_shared_bytes(WIDE_MOST, r.leaf)));
     GMM_CUDA_CHECK(cudaMemsetAsync(d_info, 0, sizeof(int) * batch, r.stream));
     if (d_S != d_U) {
         const int64_t n = (int64_t)dim * dim * batch;

@@ -10,9 +10,10 @@
  *   chol_inverse_cuda  every matrix of the batch at once, by recursive halving (S11 first, then
  *                      R12 = U11^T S12, the Schur complement S22 - R12^T R12 and its own U22, then
  *                      U12 = -U11 R12 U22): the four products of each split are strided-batched
- *                      cuBLAS DGEMMs over the batch, and blocks of at most 112 are factored and
- *                      inverted together by one kernel (a thread block per matrix, in shared
- *                      memory: symmetric Gaussian elimination applied to [S | I]). For K = 10,
+ *                      cuBLAS DGEMMs over the batch, and diagonal blocks of at most 112 are
+ *                      factored and inverted together by one kernel (a thread block per matrix,
+ *                      the block in its registers: symmetric Gaussian elimination applied to
+ *                      [S | I], one barrier a column). For K = 10,
  *                      d = 784: 8 block kernels and 35 small launches, in place of K cuSOLVER
  *                      potrf + TRSM chains. Asynchronous on gpu's stream: d_info (batch ints on the
  *                      device) receives the failing orders and nothing is read back, so a caller

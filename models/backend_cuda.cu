@@ -322,7 +322,7 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
                       : precision == GMM_PRECISION_TF32 || dim < 224 ? 1
                                                                       : (dim + 111) / 112;
     if (c->estep_blocks > dim) c->estep_blocks = dim;
-    c->factorisation = tuning.factorisation == GMM_FACTOR_AUTO ? GMM_FACTOR_GRAPH_TRSM
+    c->factorisation = tuning.factorisation == GMM_FACTOR_AUTO ? GMM_FACTOR_BLOCKED
                                                                : tuning.factorisation;
     c->cov_mode = dim >= 128 ? COV_LOWER : COV_GEMM;
     if (tuning.cov_product == GMM_COV_PRODUCT_SYRK && precision != GMM_PRECISION_TF32)

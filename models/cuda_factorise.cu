@@ -1,7 +1,9 @@
 /* The CUDA backend's factorisation (the end of cuda_mstep.cu's M-step): from the n_mats
- * covariances in d_cov, the Cholesky factors cov_m = R_m^T R_m and the precision factors
- * U_m = R_m^{-1} into d_prec, by c->factorisation (gmm.h): cuSOLVER potrf, batched or one by one
- * or per component on its own lane, then a TRSM against the identity or trtri.
+ * covariances in d_cov, the precision factors U_m = R_m^{-1} (cov_m = R_m^T R_m) into d_prec, by
+ * c->factorisation (gmm.h). The default, GMM_FACTOR_BLOCKED, is linalg/chol_inverse.h: every
+ * component at once on the backend's stream, cuBLAS only. The others are cuSOLVER potrf,
+ * batched or one by one or per component on its own lane, then a TRSM against the identity or
+ * trtri (the Cholesky factors kept in d_acc for the TRSM).
  *
  * GMM_FACTOR_GRAPH_TRSM runs GMM_FACTOR_LANES_TRSM's calls, but recorded once into a CUDA graph
  * (stream capture) and replayed with one cudaGraphLaunch per M-step: the several hundred small
