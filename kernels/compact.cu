@@ -31,24 +31,37 @@ static __global__ void bounds_kernel(const int *__restrict__ pos, int64_t rows, 
 }
 
 /* The packed form of the scaled centring: row i of component k goes to packed row
- * pos[k * rows + i] when w_ik > 1e-20 and is left out otherwise. */
+ * pos[k * rows + i] when w_ik > 1e-20 and is left out otherwise. A warp per row: lane k reads
+ * w_ik, takes sqrt(w_ik) and the packed position once, and the warp writes each kept component's
+ * row from them (32 components a pass). An element-wise version (a thread per x_ij looping
+ * over all K components, their weights, positions and square roots) took 0.87 ms at 60000 x 784,
+ * K = 10, float32 on an H100. */
 template <typename TX, typename TA>
 static __global__ void packed_centre_kernel(const TX *__restrict__ X, int64_t rows, int d,
                                             const double *__restrict__ w, size_t w_stride, int K,
                                             const double *__restrict__ mu,
                                             const int *__restrict__ pos, TA *__restrict__ A)
 {
-    const int64_t n = rows * d;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = e / d;
-        const int j = (int)(e - i * d);
-        const double x = (double)X[e];
-        for (int k = 0; k < K; k++) {
-            const double r = w[i * w_stride + k];
-            if (r > COMPACT_NEGLIGIBLE_WEIGHT)
-                A[(int64_t)pos[(int64_t)k * rows + i] * d + j] =
-                    (TA)(sqrt(r) * (x - mu[(int64_t)k * d + j]));
+    const int lane = threadIdx.x & 31;
+    const int64_t n_warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5; i < rows;
+         i += n_warps) {
+        const TX *x = X + i * d;
+        for (int k0 = 0; k0 < K; k0 += 32) {
+            const int k = k0 + lane;
+            const double r = k < K ? w[i * w_stride + k] : 0.0;
+            const bool keep = r > COMPACT_NEGLIGIBLE_WEIGHT;
+            unsigned kept = __ballot_sync(0xffffffffu, keep);
+            const double scale = keep ? sqrt(r) : 0.0;
+            const int at = keep ? pos[(int64_t)k * rows + i] : 0;
+            while (kept) {
+                const int q = __ffs(kept) - 1;
+                kept &= kept - 1;
+                const double sq = __shfl_sync(0xffffffffu, scale, q);
+                TA *out = A + (int64_t)__shfl_sync(0xffffffffu, at, q) * d;
+                const double *m = mu + (int64_t)(k0 + q) * d;
+                for (int j = lane; j < d; j += 32) out[j] = (TA)(sq * ((double)x[j] - m[j]));
+            }
         }
     }
 }
@@ -80,7 +93,7 @@ static gmm_status gather(const void *X, int64_t rows, int d, const double *w, si
                          const double *mu, const int *pos, void *A, cudaStream_t s)
 {
     gmm_status status = GMM_OK;
-    packed_centre_kernel<TX, TA><<<kernel_grid_for(rows * d, 256), 256, 0, s>>>(
+    packed_centre_kernel<TX, TA><<<kernel_grid_for(rows * 32, 256), 256, 0, s>>>(
         (const TX *)X, rows, d, w, stride, K, mu, pos, (TA *)A);
     GMM_LAUNCH_CHECK("packed_centre_kernel");
 fail:

@@ -2,16 +2,26 @@
  * kernels/reduce.cuh. */
 #include "kernels/reduce.cuh"
 
-/* out[k] = sum_i x[i, k]: one block per column, row-strided sums, then the fixed block tree
- * (the arithmetic of the CUDA backend's N_k). */
+/* out[k] = sum_i x[i, k]: one block per column, row-strided sums in four interleaved partial
+ * sums per thread (added in a fixed order: so that four loads are in flight, not one; 0.11 ms
+ * with one at 60000 x 10 on an H100), then the fixed block tree (the arithmetic of the CUDA
+ * backend's N_k). */
 static __global__ void reduce_cols_kernel(const double *__restrict__ x, int64_t n, int n_cols,
                                           double *out)
 {
     __shared__ double sh[REDUCE_THREADS];
     const int k = blockIdx.x;
-    double s = 0;
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += x[i * n_cols + k];
-    s = block_sum(s, sh);
+    const int64_t step = blockDim.x;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int64_t i = threadIdx.x;
+    for (; i + 3 * step < n; i += 4 * step) {
+        s0 += x[i * n_cols + k];
+        s1 += x[(i + step) * n_cols + k];
+        s2 += x[(i + 2 * step) * n_cols + k];
+        s3 += x[(i + 3 * step) * n_cols + k];
+    }
+    for (; i < n; i += step) s0 += x[i * n_cols + k];
+    double s = block_sum((s0 + s1) + (s2 + s3), sh);
     if (threadIdx.x == 0) out[k] = s;
 }
 

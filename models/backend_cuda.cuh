@@ -23,8 +23,9 @@
  * models/GPU_NOTES.md). The covariance reads the lower triangle only. */
 enum { COV_GEMM = 0, COV_SYRK = 1, COV_LOWER = 2 };
 
-/* GMM_FACTOR_GRAPH_TRSM (cuda_factorise.cu): LANES_TRSM's factorisation captured once into a
- * CUDA graph on a stream of the context's own, and replayed. */
+/* GMM_FACTOR_BLOCKED and GMM_FACTOR_GRAPH_TRSM (cuda_factorise.cu): the factorisation (the
+ * batched chol_inverse on lane 0, or LANES_TRSM's calls) captured once into a CUDA graph on a
+ * stream of the context's own, and replayed. */
 #define CUDA_FACTOR_GRAPH_LANES 16
 typedef struct {
     cudaStream_t origin;     /* blocking: the graph is captured on it and launched into it */
@@ -35,8 +36,9 @@ typedef struct {
     const double *cov, *acc, *prec;
     const int *info;
     int dim, n_mats, n_lanes;
+    gmm_factorisation mode;  /* BLOCKED or LANES_TRSM */
     void *lane_workspace[CUDA_FACTOR_GRAPH_LANES]; /* each used lane's potrf workspace */
-    bool failed;             /* a capture or launch failed: LANES_TRSM directly from then on */
+    bool failed;             /* a capture or launch failed: the calls directly from then on */
     char failure[200];       /* why (for a debugger: nothing reads it) */
 } cuda_factor_graph;
 

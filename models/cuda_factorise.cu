@@ -1,15 +1,16 @@
 /* The CUDA backend's factorisation (the end of cuda_mstep.cu's M-step): from the n_mats
  * covariances in d_cov, the precision factors U_m = R_m^{-1} (cov_m = R_m^T R_m) into d_prec, by
  * c->factorisation (gmm.h). The default, GMM_FACTOR_BLOCKED, is linalg/chol_inverse.h: every
- * component at once on the backend's stream, cuBLAS only. The others are cuSOLVER potrf,
- * batched or one by one or per component on its own lane, then a TRSM against the identity or
- * trtri (the Cholesky factors kept in d_acc for the TRSM).
+ * component at once, cuBLAS only. The others are cuSOLVER potrf, batched or one by one or per
+ * component on its own lane, then a TRSM against the identity or trtri (the Cholesky factors
+ * kept in d_acc for the TRSM).
  *
- * GMM_FACTOR_GRAPH_TRSM runs GMM_FACTOR_LANES_TRSM's calls, but recorded once into a CUDA graph
- * (stream capture) and replayed with one cudaGraphLaunch per M-step: the several hundred small
- * kernels of the K potrfs and recursive TRSMs are launched by the driver from the graph instead
- * of one by one from this thread. If the capture fails (a call that cannot be captured), the
- * context runs LANES_TRSM directly from then on, the same arithmetic. */
+ * GMM_FACTOR_BLOCKED and GMM_FACTOR_GRAPH_TRSM record their calls (chol_inverse on lane 0; the
+ * calls of GMM_FACTOR_LANES_TRSM on every lane) once into a CUDA graph (stream capture) and
+ * replay it with one cudaGraphLaunch per M-step: the driver launches the ~90 (blocked) or several
+ * hundred (potrf + TRSM) small kernels from the graph instead of this thread one by one. If the
+ * capture fails (a call that cannot be captured), the context makes the calls directly from
+ * then on, the same arithmetic. */
 #include "linalg/chol_inverse.h"
 #include "models/backend_cuda.cuh"
 
@@ -108,12 +109,20 @@ fail:
     return status;
 }
 
-/* ---- GMM_FACTOR_GRAPH_TRSM ----------------------------------------------------------------- */
+/* ---- the graph (GMM_FACTOR_BLOCKED, GMM_FACTOR_GRAPH_TRSM) --------------------------------- */
 
-/* The lanes the factorisation uses: component m runs on lane m % n_lanes. */
+/* The lanes the factorisation uses: component m runs on lane m % n_lanes (LANES_TRSM); the
+ * blocked one runs on lane 0 alone. */
 static int lanes_used(const gmm_backend_ctx *c)
 {
+    if (c->factorisation == GMM_FACTOR_BLOCKED) return 1;
     return c->n_mats < c->n_lanes ? c->n_mats : c->n_lanes;
+}
+
+/* The mode the graph records for c->factorisation (BLOCKED or GRAPH_TRSM). */
+static gmm_factorisation graph_mode(const gmm_backend_ctx *c)
+{
+    return c->factorisation == GMM_FACTOR_BLOCKED ? GMM_FACTOR_BLOCKED : GMM_FACTOR_LANES_TRSM;
 }
 
 /* Whether the captured graph still holds the context's buffers and the lanes' workspaces
@@ -123,7 +132,7 @@ static bool graph_is_current(const gmm_backend_ctx *c)
     const cuda_factor_graph *g = &c->factor_graph;
     if (!g->exec || g->cov != c->d_cov || g->acc != c->d_acc || g->prec != c->d_prec ||
         g->info != c->d_info || g->dim != c->dim || g->n_mats != c->n_mats ||
-        g->n_lanes != c->n_lanes)
+        g->n_lanes != c->n_lanes || g->mode != graph_mode(c))
         return false;
     for (int l = 0; l < lanes_used(c); l++)
         if (gmm_gpu_workspace_current(gmm_gpu_lane(c->gpu, l)) != g->lane_workspace[l])
@@ -151,8 +160,8 @@ void cuda_factor_graph_free(gmm_backend_ctx *c)
     g->origin = NULL;
 }
 
-/* Outside any capture: the origin stream and the events, every used lane with its cuSOLVER
- * handle and a potrf workspace large enough, and the pointers the graph will bake in. */
+/* Outside any capture: the origin stream and the events, every used lane (LANES_TRSM: with its
+ * cuSOLVER handle and a potrf workspace large enough), and the pointers the graph will bake in. */
 static gmm_status prepare_capture(gmm_backend_ctx *c)
 {
     gmm_status status = GMM_OK;
@@ -164,7 +173,7 @@ static gmm_status prepare_capture(gmm_backend_ctx *c)
     if (lanes_used(c) > CUDA_FACTOR_GRAPH_LANES)
         return gmm_error(GMM_ERR_ARG, "factorisation graph: %d lanes (at most %d)",
                          lanes_used(c), CUDA_FACTOR_GRAPH_LANES);
-    for (int m = 0; m < c->n_mats; m++) {
+    for (int m = 0; m < c->n_mats && graph_mode(c) == GMM_FACTOR_LANES_TRSM; m++) {
         gmm_gpu *lane = gmm_gpu_lane(c->gpu, m % c->n_lanes);
         void *ws = NULL;
         if (!lane) return GMM_ERR_CUDA;
@@ -172,8 +181,12 @@ static gmm_status prepare_capture(gmm_backend_ctx *c)
             GMM_OK)
             goto fail;
     }
-    for (int l = 0; l < lanes_used(c); l++)
-        g->lane_workspace[l] = gmm_gpu_workspace_current(gmm_gpu_lane(c->gpu, l));
+    for (int l = 0; l < lanes_used(c); l++) {
+        gmm_gpu *lane = gmm_gpu_lane(c->gpu, l);
+        if (!lane) return GMM_ERR_CUDA;
+        g->lane_workspace[l] = gmm_gpu_workspace_current(lane);
+    }
+    g->mode = graph_mode(c);
     g->cov = c->d_cov;
     g->acc = c->d_acc;
     g->prec = c->d_prec;
@@ -249,7 +262,19 @@ static gmm_status capture(gmm_backend_ctx *c, bool *left_open)
     cuda_factor_graph_drop(c);
     if ((status = prepare_capture(c)) != GMM_OK) goto fail;
     GMM_CUDA_CHECK(cudaStreamBeginCapture(g->origin, cudaStreamCaptureModeThreadLocal));
-    status = queue_factorisation(c, GMM_FACTOR_LANES_TRSM, g->origin, &forked);
+    if (g->mode == GMM_FACTOR_BLOCKED) {
+        /* on lane 0, forked from the origin and joined back */
+        if ((status = fork_lanes(c, &forked)) == GMM_OK)
+            status = chol_inverse_cuda(c->d_cov, c->dim, c->n_mats, c->d_prec, c->d_acc,
+                                       c->d_info, gmm_gpu_lane(c->gpu, 0));
+        cudaError_t joined = join_lanes(c, forked);
+        forked = 0;
+        if (status == GMM_OK && joined != cudaSuccess)
+            status = gmm_error(GMM_ERR_CUDA, "joining lane 0 in the factorisation's capture: %s",
+                               cudaGetErrorString(joined));
+    } else {
+        status = queue_factorisation(c, GMM_FACTOR_LANES_TRSM, g->origin, &forked);
+    }
     if (status != GMM_OK) join_lanes(c, forked); /* the capture ends only with every lane back */
     e = cudaStreamEndCapture(g->origin, &graph); /* ends it even when invalidated */
     if (status == GMM_OK && e != cudaSuccess)
@@ -280,9 +305,9 @@ fail:
     return status;
 }
 
-/* GMM_FACTOR_GRAPH_TRSM's launch: *launched false means the caller runs LANES_TRSM directly
- * (under sync debugging, whose per-kernel synchronisation a graph cannot have, and for the rest
- * of the context's life once a capture failed).
+/* The graph's launch: *launched false means the caller makes the calls directly (under sync
+ * debugging, whose per-kernel synchronisation a graph cannot have, and for the rest of the
+ * context's life once a capture failed).
  *
  * Ordering with the rest of the M-step without events: the graph is launched into the origin,
  * a blocking stream, so as a whole it starts after all earlier work on the legacy stream (the
@@ -368,9 +393,11 @@ gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar)
     gmm_factorisation mode = c->factorisation;
     bool launched = false;
     if (mode == GMM_FACTOR_BLOCKED) {
-        /* every component at once on the backend's stream (the legacy one, after cov_finish) */
-        if ((status = chol_inverse_cuda(c->d_cov, c->dim, c->n_mats, c->d_prec, c->d_acc,
-                                        c->d_info, c->gpu)) != GMM_OK)
+        /* every component at once: the graph, or directly on the backend's stream (the legacy
+         * one, after cov_finish) */
+        if ((status = graph_factorise(c, &launched)) != GMM_OK) goto fail;
+        if (!launched && (status = chol_inverse_cuda(c->d_cov, c->dim, c->n_mats, c->d_prec,
+                                                     c->d_acc, c->d_info, c->gpu)) != GMM_OK)
             goto fail;
         status = check_infos(c, true, reg_covar);
         goto fail;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "kernels/gpu_info.h"
 #include "models/backend.h"
 #include "models/gmm.h"
 #include "models/init.h"
@@ -497,7 +498,8 @@ static void em_precisions(gmm_factorisation f, const double *X, int64_t N, int d
 
 /* GMM_FACTOR_GRAPH_TRSM (captured once, replayed) gives LANES_TRSM's precision factors: the
  * same calls, so the same numbers, over several M-steps and a capture after the buffers change.
- * More components than lanes (14 > 12) puts two factorisations on some lanes. */
+ * More components than lanes (14 > 12) puts two factorisations on some lanes. The same for
+ * GMM_FACTOR_BLOCKED's graph against its direct calls (sync debugging turns the graph off). */
 START_TEST(test_factor_graph)
 {
     if (!tu_gpu_available()) return;
@@ -521,12 +523,20 @@ START_TEST(test_factor_graph)
         double *resp = malloc(sizeof(double) * N * K);
         double *lanes = malloc(sizeof(double) * cn * (steps + 1));
         double *graph = malloc(sizeof(double) * cn * (steps + 1));
+        double *blocked_graph = malloc(sizeof(double) * cn * (steps + 1));
+        double *blocked_direct = malloc(sizeof(double) * cn * (steps + 1));
         gmm_model params = {0};
         clustered(N, d, K, 0.3, X, resp, &params, type, 900 + q);
         em_precisions(GMM_FACTOR_LANES_TRSM, X, N, d, K, type, cases[q].precision, &params,
                       steps, lanes);
         em_precisions(GMM_FACTOR_GRAPH_TRSM, X, N, d, K, type, cases[q].precision, &params,
                       steps, graph);
+        em_precisions(GMM_FACTOR_BLOCKED, X, N, d, K, type, cases[q].precision, &params, steps,
+                      blocked_graph);
+        gmm_cuda_set_sync_debug(1);
+        em_precisions(GMM_FACTOR_BLOCKED, X, N, d, K, type, cases[q].precision, &params, steps,
+                      blocked_direct);
+        gmm_cuda_set_sync_debug(0);
         for (int s = 0; s <= steps; s++) {
             double err = tu_rel_error(graph + s * cn, lanes + s * cn, cn);
             printf("factorisation graph vs lanes: N=%lld d=%d K=%d %s %s, M-step %d%s: relative "
@@ -537,12 +547,24 @@ START_TEST(test_factor_graph)
             ck_assert_msg(err <= 1e-12, "%s %s M-step %d: graph differs from lanes by %.3e",
                           gmm_cov_type_name(type), gmm_precision_name(cases[q].precision), s + 1,
                           err);
+            double eb = tu_rel_error(blocked_graph + s * cn, blocked_direct + s * cn, cn);
+            double el = tu_rel_error(blocked_graph + s * cn, lanes + s * cn, cn);
+            printf("  blocked: graph vs direct %.2e, vs lanes %.2e\n", eb, el);
+            ck_assert_msg(eb <= 1e-12, "%s %s M-step %d: blocked graph differs from direct by %.3e",
+                          gmm_cov_type_name(type), gmm_precision_name(cases[q].precision), s + 1,
+                          eb);
+            ck_assert_msg(el <= (cases[q].precision == GMM_PRECISION_FP64 ? 1e-8 : 1e-2),
+                          "%s %s M-step %d: blocked differs from lanes by %.3e",
+                          gmm_cov_type_name(type), gmm_precision_name(cases[q].precision), s + 1,
+                          el);
         }
         gmm_model_free(&params);
         free(X);
         free(resp);
         free(lanes);
         free(graph);
+        free(blocked_graph);
+        free(blocked_direct);
     }
 }
 END_TEST
