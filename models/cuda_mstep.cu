@@ -131,8 +131,10 @@ static __global__ void sqrt_nk_means_kernel(const double *__restrict__ mu, const
 }
 
 /* cov[m] = sym(acc[m]) / nk[m] (full) or / nk[K] = sum N_k (tied) + reg I, from the lower
- * triangle. */
-static __global__ void cov_finish_kernel(const double *__restrict__ acc, int n_mats, int d,
+ * triangle; acc float64, or the float32 products themselves (one chunk on one rank: what
+ * sum_products_kernel would have copied into float64 first). */
+template <typename TA>
+static __global__ void cov_finish_kernel(const TA *__restrict__ acc, int n_mats, int d,
                                   const double *__restrict__ nk, int K, int tied, double reg,
                                   double *cov)
 {
@@ -142,7 +144,7 @@ static __global__ void cov_finish_kernel(const double *__restrict__ acc, int n_m
         const int64_t m = e / dd, rem = e - m * dd;
         const int r = (int)(rem / d), c = (int)(rem - (int64_t)r * d);
         const int hi = r > c ? r : c, lo = r > c ? c : r;
-        double v = acc[m * dd + (int64_t)hi * d + lo] / (tied ? nk[K] : nk[m]);
+        double v = (double)acc[m * dd + (int64_t)hi * d + lo] / (tied ? nk[K] : nk[m]);
         if (r == c) v += reg;
         cov[e] = v;
     }
@@ -233,7 +235,7 @@ static gmm_status product(gmm_gpu *h, int mode, const TA *A, int rows, int d, TA
  * cuBLAS or the tensor-core kernel of wcov_packed_cuda on the lane's stream.
  * TX: the data's type; TA: the products' (double, or float under TF32). */
 template <typename TX, typename TA>
-static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
+static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied, bool *in_tmp)
 {
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
@@ -244,6 +246,7 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
     const gmm_elem x_elem = sizeof(TX) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
     const gmm_elem a_elem = sizeof(TA) == sizeof(float) ? GMM_ELEM_F32 : GMM_ELEM_F64;
     cuda_chunk_loop L;
+    *in_tmp = false;
     if ((status = cuda_chunks_begin(c, x_elem, c->mstep_rows, &L)) != GMM_OK) goto fail;
     while (cuda_chunks_next(&L, &status)) {
         const int64_t r0 = L.r0, rows = L.rows;
@@ -279,7 +282,9 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
                 status = product<TA>(lane, c->cov_mode, Ak, nrows, d, beta, out);
             if (status != GMM_OK) goto fail;
         }
-        if (!direct) {
+        *in_tmp = !direct && !tied && r0 == 0 && rows == c->n_samples &&
+                  gmm_comm_size(c->comm) == 1;
+        if (!direct && !*in_tmp) { /* the float32 products summed into acc in float64 */
             int n_out = tied ? 1 : K, group = tied ? K : 1;
             sum_products_kernel<TA><<<grid_for(dd * n_out, 256), 256>>>(tmp, n_out, group, dd,
                                                                         c->d_acc, r0 == 0);
@@ -288,7 +293,7 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied)
     }
     if (status != GMM_OK) goto fail;
     /* the accumulators of every rank's rows (lower triangles) */
-    status = cuda_comm_sum(c, c->d_acc, (size_t)dd * (tied ? 1 : K));
+    if (!*in_tmp) status = cuda_comm_sum(c, c->d_acc, (size_t)dd * (tied ? 1 : K));
 fail:
     return status;
 }
@@ -386,6 +391,7 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     const int64_t N = c->n_samples, dd = (int64_t)d * d;
     const int nm = c->n_mats;
     phase_timer timer = {};
+    bool products_in_tmp = false; /* the TF32 products left in d_tmp for cov_finish */
     timer.on = report && report->phase_ms;
     for (int i = 0; timer.on && i <= GMM_MSTEP_PHASES; i++)
         GMM_CUDA_CHECK(cudaEventCreate(&timer.ev[i]));
@@ -400,8 +406,9 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
 
     switch (c->type) {
     case GMM_COV_FULL:
-        status = c->precision == GMM_PRECISION_TF32 ? centred_scatter<float, float>(c, false)
-                                                    : centred_scatter<T, double>(c, false);
+        status = c->precision == GMM_PRECISION_TF32
+                     ? centred_scatter<float, float>(c, false, &products_in_tmp)
+                     : centred_scatter<T, double>(c, false, &products_in_tmp);
         if (status != GMM_OK) goto fail;
         break;
     case GMM_COV_TIED:
@@ -416,8 +423,9 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
                 goto fail;
         } else {
             /* float32 would lose X^T X - sum N_k mu mu^T to cancellation: centred sum instead */
-            status = c->precision == GMM_PRECISION_TF32 ? centred_scatter<float, float>(c, true)
-                                                        : centred_scatter<T, double>(c, true);
+            status = c->precision == GMM_PRECISION_TF32
+                         ? centred_scatter<float, float>(c, true, &products_in_tmp)
+                         : centred_scatter<T, double>(c, true, &products_in_tmp);
             if (status != GMM_OK) goto fail;
         }
         break;
@@ -432,9 +440,13 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     }
 
     if (nm > 0) {
-        cov_finish_kernel<<<grid_for(dd * nm, 256), 256>>>(c->d_acc, nm, d, c->d_nk, K,
-                                                           c->type == GMM_COV_TIED, reg_covar,
-                                                           c->d_cov);
+        if (products_in_tmp)
+            cov_finish_kernel<float><<<grid_for(dd * nm, 256), 256>>>(
+                (const float *)c->d_tmp, nm, d, c->d_nk, K, c->type == GMM_COV_TIED, reg_covar,
+                c->d_cov);
+        else
+            cov_finish_kernel<double><<<grid_for(dd * nm, 256), 256>>>(
+                c->d_acc, nm, d, c->d_nk, K, c->type == GMM_COV_TIED, reg_covar, c->d_cov);
         GMM_LAUNCH_CHECK("cov_finish_kernel");
         if ((status = phase_mark(&timer, 2)) != GMM_OK) goto fail;
         if ((status = cuda_factorise(c, reg_covar)) != GMM_OK) goto fail;
