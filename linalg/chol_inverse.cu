@@ -17,20 +17,17 @@
 
 namespace {
 
-constexpr int LEAF_MAX = 112; /* the largest diagonal block a kernel factors */
-/* the diagonal blocks are at most this wide: 784 -> 392 -> 196 -> 98 -> 49 (measured against 112:
- * README, "The factorisation") */
-#ifndef GMM_CHOL_LEAF
-#define GMM_CHOL_LEAF 64
-#endif
-constexpr int LEAF_TX = 32;
+/* The diagonal blocks are at most LEAF_MAX wide (784 -> 392 -> 196 -> 98 -> 49): 1.00-1.03 ms
+ * for K = 10, d = 784 on an H100, against 1.09-1.11 ms with blocks of up to 112 by a 7 x 4
+ * register tile (measured; README). 16 x 32 threads, each holding 4 rows x 2 columns. */
+constexpr int LEAF_MAX = 64, LEAF_TX = 32, LEAF_TY = 16, LEAF_R = 4, LEAF_C = 2;
 
-/* Shared memory of the block kernel holding up to `most` for an n x n block: row k twice
- * (double-buffered), the pivots, 1 / pivot twice, and the n x (n + 1) transpose of the result
- * for the write-out. */
-size_t leaf_shared_bytes(int most, int n)
+/* Shared memory of the block kernel for an n x n block: row k twice (double-buffered), the
+ * pivots, 1 / pivot twice, and the n x (n + 1) transpose of the result for the write-out (35 KB
+ * at n = 64: no opt-in beyond the default 48 KB). */
+size_t leaf_shared_bytes(int n)
 {
-    return sizeof(double) * (3 * (size_t)most + 2 + (size_t)n * (n + 1));
+    return sizeof(double) * (3 * (size_t)LEAF_MAX + 2 + (size_t)n * (n + 1));
 }
 
 /* One thread block per matrix b: the n x n diagonal block at (o, o) of P (leading dimension d,
@@ -49,11 +46,10 @@ size_t leaf_shared_bytes(int most, int n)
  * publishes it in shared memory (with 1 at column k, the pivot apart), one barrier, and every
  * thread updates its registers. A pivot that is not > 0 records o + k + 1 in info[b] (unless an
  * earlier block already recorded a failure) and leaves the block as it was. */
-template <int LEAF_TY, int LEAF_R, int LEAF_C>
 __global__ void __launch_bounds__(LEAF_TY * LEAF_TX, 1)
     leaf_kernel(double *P, int d, int o, int n, int *info)
 {
-    constexpr int MOST = LEAF_TY * LEAF_R; /* n <= MOST <= LEAF_TX * LEAF_C */
+    constexpr int MOST = LEAF_MAX; /* n <= MOST = LEAF_TY * LEAF_R = LEAF_TX * LEAF_C */
     extern __shared__ double shared[];
     double *row = shared, *pivot = shared + 2 * MOST, *inverse = pivot + MOST;
     double *T = inverse + 2;
@@ -153,17 +149,11 @@ __global__ void zero_block_kernel(double *P, int d, int r0, int c0, int rows, in
             Pb[(size_t)(r0 + i) * d + c0 + j] = 0.0;
 }
 
-/* the two block kernels: up to 64 (16 x 32 threads, 4 x 2 values each) and up to 112 (16 x 32
- * threads, 7 x 4 values each) */
-constexpr int NARROW_TY = 16, NARROW_MOST = 64, WIDE_TY = 16, WIDE_MOST = LEAF_MAX;
-#define NARROW leaf_kernel<NARROW_TY, 4, 2>
-#define WIDE leaf_kernel<WIDE_TY, 7, 4>
-
 struct run {
     gmm_gpu *gpu;
     cudaStream_t stream;
     double *P, *Q;
-    int d, batch, leaf;
+    int d, batch;
     int *info;
 };
 
@@ -184,13 +174,9 @@ gmm_status factor_block(const run &r, int o, int n)
     gmm_status status = GMM_OK;
     const int n1 = n / 2, n2 = n - n1, a = o, b = o + n1;
     double *P = r.P, *Q = r.Q;
-    if (n <= r.leaf) {
-        if (n <= NARROW_MOST)
-            NARROW<<<r.batch, dim3(LEAF_TX, NARROW_TY), leaf_shared_bytes(NARROW_MOST, n),
-                     r.stream>>>(r.P, r.d, o, n, r.info);
-        else
-            WIDE<<<r.batch, dim3(LEAF_TX, WIDE_TY), leaf_shared_bytes(WIDE_MOST, n), r.stream>>>(
-                r.P, r.d, o, n, r.info);
+    if (n <= LEAF_MAX) {
+        leaf_kernel<<<r.batch, dim3(LEAF_TX, LEAF_TY), leaf_shared_bytes(n), r.stream>>>(
+            r.P, r.d, o, n, r.info);
         GMM_LAUNCH_CHECK("chol_inverse leaf_kernel");
         return GMM_OK;
     }
@@ -227,18 +213,7 @@ extern "C" gmm_status chol_inverse_cuda(const double *d_S, int dim, int batch, d
     gmm_status status = GMM_OK;
     if (!d_S || !d_U || !d_work || !d_info || !gpu || dim <= 0 || batch <= 0 || batch > 65535)
         return gmm_error(GMM_ERR_ARG, "chol_inverse_cuda: bad arguments");
-    run r = {gpu, dense_stream(gmm_gpu_stream(gpu)), d_U, d_work, dim, batch, GMM_CHOL_LEAF, d_info};
-    int device = 0, optin = 0;
-    GMM_CUDA_CHECK(cudaGetDevice(&device));
-    GMM_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    /* the largest block whose shared memory fits (Hopper and A100 112, others 108) */
-    if (r.leaf > LEAF_MAX) r.leaf = LEAF_MAX;
-    while (r.leaf > 8 && leaf_shared_bytes(WIDE_MOST, r.leaf) > (size_t)optin) r.leaf--;
-    GMM_CUDA_CHECK(cudaFuncSetAttribute(NARROW, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)leaf_shared_bytes(NARROW_MOST, NARROW_MOST)));
-    if (r.leaf > NARROW_MOST)
-        GMM_CUDA_CHECK(cudaFuncSetAttribute(WIDE, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)leaf_shared_bytes(WIDE_MOST, r.leaf)));
+    run r = {gpu, dense_stream(gmm_gpu_stream(gpu)), d_U, d_work, dim, batch, d_info};
     GMM_CUDA_CHECK(cudaMemsetAsync(d_info, 0, sizeof(int) * batch, r.stream));
     if (d_S != d_U) {
         const int64_t n = (int64_t)dim * dim * batch;

@@ -10,12 +10,11 @@
  *   chol_inverse_cuda  every matrix of the batch at once, by recursive halving (S11 first, then
  *                      R12 = U11^T S12, the Schur complement S22 - R12^T R12 and its own U22, then
  *                      U12 = -U11 R12 U22): the four products of each split are strided-batched
- *                      cuBLAS DGEMMs over the batch, and diagonal blocks of at most 112 are
+ *                      cuBLAS DGEMMs over the batch, and diagonal blocks of at most 64 are
  *                      factored and inverted together by one kernel (a thread block per matrix,
  *                      the block in its registers: symmetric Gaussian elimination applied to
- *                      [S | I], one barrier a column). For K = 10,
- *                      d = 784: 8 block kernels and 35 small launches, in place of K cuSOLVER
- *                      potrf + TRSM chains. Asynchronous on gpu's stream: d_info (batch ints on the
+ *                      [S | I], one barrier a column). For K = 10, d = 784: 16 block kernels
+ *                      and 76 small launches, in place of K cuSOLVER potrf + TRSM chains. Asynchronous on gpu's stream: d_info (batch ints on the
  *                      device) receives the failing orders and nothing is read back, so a caller
  *                      can queue more work first; d_work holds dim * dim * batch doubles of
  *                      scratch. d_S and d_U may be the same array. */

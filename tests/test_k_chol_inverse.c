@@ -1,8 +1,8 @@
 /* Check suite for the precision Cholesky factor (linalg/chol_inverse.h): U = R^{-1}, S = R^T R.
  * The CPU twin against the definition (U upper with a positive diagonal and U^T S U = I, which
  * only that U satisfies) and, on a GPU, chol_inverse_cuda against the CPU twin: relative error
- * <= 1e-12 on well-conditioned matrices, at sizes below, at and around its 112-wide blocks and
- * through three levels of splitting (784); on a covariance of rank 60 plus 1e-6 I (condition
+ * <= 1e-12 on well-conditioned matrices, at sizes below, at and around its 64-wide blocks and
+ * through four levels of splitting (784); on a covariance of rank 60 plus 1e-6 I (condition
  * ~1e6, the fit's kind) ten times the difference between LAPACK (potrf, then a TRSM against the
  * identity) and the CPU twin. The strict lower triangle must be exactly zero. A matrix that is not
  * positive definite gives GMM_ERR_CHOLESKY (CPU) or its info (GPU) with the order of the failing
@@ -24,8 +24,8 @@ typedef struct {
     int dim, batch;
 } shape;
 
-static const shape SHAPES[] = {{1, 1},   {2, 2},   {7, 3},   {64, 1},  {111, 2}, {112, 2},
-                               {113, 2}, {200, 3}, {257, 1}, {784, 3}};
+static const shape SHAPES[] = {{1, 1},   {2, 2},   {7, 3},   {63, 1},  {64, 1},  {65, 2},
+                               {111, 2}, {113, 2}, {200, 3}, {257, 1}, {784, 3}};
 #define N_SHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
 
 /* SPD: S = M M^T / dim + I with M uniform in [-1, 1]; both triangles. */
@@ -210,9 +210,9 @@ static void plant_failure(double *S, int dim, int b, int order)
     S[dd * b + (size_t)p * dim + p] -= pivot + 1.0;
 }
 
-/* Orders 1, 37, 100 and 150 (the last) of the second of three 150 x 150 matrices (blocks of 75
- * on the GPU: 100 and 150 lie in its second block); order 700 of 784 x 784 (the GPU's seventh
- * block). */
+/* Orders 1, 37, 100 and 150 (the last) of the second of three 150 x 150 matrices (blocks of 37
+ * and 38 on the GPU: 37, 100 and 150 lie in its second, third and fourth); order 700 of
+ * 784 x 784 (the GPU's fifteenth block of 49). */
 static const struct {
     int dim, order;
 } FAILURES[] = {{150, 1}, {150, 37}, {150, 100}, {150, 150}, {784, 700}};
