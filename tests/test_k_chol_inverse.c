@@ -28,27 +28,6 @@ static const shape SHAPES[] = {{1, 1},   {2, 2},   {7, 3},   {63, 1},  {64, 1}, 
                                {111, 2}, {113, 2}, {200, 3}, {257, 1}, {784, 3}};
 #define N_SHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
 
-/* SPD: S = M M^T / dim + I with M uniform in [-1, 1]; both triangles. */
-static double *make_spd(int dim, int batch, uint64_t seed)
-{
-    size_t dd = (size_t)dim * dim;
-    double *S = malloc(sizeof(double) * dd * batch), *M = malloc(sizeof(double) * dd);
-    ck_assert(S && M);
-    for (int b = 0; b < batch; b++) {
-        tu_fill_uniform(M, dd, -1.0, 1.0, seed + b);
-        double *Sb = S + dd * b;
-        for (int i = 0; i < dim; i++)
-            for (int j = 0; j <= i; j++) {
-                double s = 0;
-                for (int k = 0; k < dim; k++) s += M[(size_t)i * dim + k] * M[(size_t)j * dim + k];
-                s = s / dim + (i == j ? 1.0 : 0.0);
-                Sb[(size_t)i * dim + j] = Sb[(size_t)j * dim + i] = s;
-            }
-    }
-    free(M);
-    return S;
-}
-
 /* max |U^T S U - I| for one matrix; also checks the triangle and the diagonal's sign. */
 static double definition_error(const double *S, const double *U, int n)
 {
@@ -78,7 +57,7 @@ START_TEST(cpu_meets_definition)
     const shape *s = &SHAPES[_i];
     if (s->dim > 300) return; /* the O(d^3) check in plain loops: the GPU case covers 784 */
     size_t dd = (size_t)s->dim * s->dim;
-    double *S = make_spd(s->dim, s->batch, 100 + _i), *U = malloc(sizeof(double) * dd * s->batch);
+    double *S = tu_make_spd(s->dim, s->batch, 100 + _i), *U = malloc(sizeof(double) * dd * s->batch);
     int orders[4] = {-1, -1, -1, -1};
     ck_assert_int_eq(chol_inverse_cpu(S, s->dim, s->batch, U, orders), GMM_OK);
     for (int b = 0; b < s->batch; b++) {
@@ -134,7 +113,7 @@ START_TEST(gpu_matches_cpu)
         return;
     }
     const shape *s = &SHAPES[_i];
-    double *S = make_spd(s->dim, s->batch, 300 + _i);
+    double *S = tu_make_spd(s->dim, s->batch, 300 + _i);
     gpu_against_cpu(S, s->dim, s->batch, _i % 2, BOUND, "well-conditioned");
     free(S);
 }
@@ -221,7 +200,7 @@ static void not_spd_case(int gpu, int which)
 {
     const int dim = FAILURES[which].dim, order = FAILURES[which].order, batch = 3;
     size_t dd = (size_t)dim * dim, n = dd * batch;
-    double *S = make_spd(dim, batch, 900 + which), *ref = malloc(sizeof(double) * n);
+    double *S = tu_make_spd(dim, batch, 900 + which), *ref = malloc(sizeof(double) * n);
     double *out = malloc(sizeof(double) * n);
     ck_assert_int_eq(chol_inverse_cpu(S, dim, batch, ref, NULL), GMM_OK);
     plant_failure(S, dim, 1, order);

@@ -24,28 +24,6 @@ typedef struct {
 static const shape SHAPES[] = {{1, 1}, {2, 1}, {63, 1}, {64, 1}, {65, 1}, {130, 1}, {200, 3}, {97, 5}};
 #define N_SHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
 
-/* SPD: A = M M^T / dim + I with M uniform in [-1, 1] (dense, modestly conditioned). Returns also
- * the factor used to build it, so a failing minor can be planted. */
-static double *make_spd(int dim, int batch, uint64_t seed)
-{
-    size_t dd = (size_t)dim * dim;
-    double *A = malloc(sizeof(double) * dd * batch), *M = malloc(sizeof(double) * dd);
-    ck_assert(A && M);
-    for (int b = 0; b < batch; b++) {
-        tu_fill_uniform(M, dd, -1.0, 1.0, seed + b);
-        double *Ab = A + dd * b;
-        for (int i = 0; i < dim; i++)
-            for (int j = 0; j <= i; j++) {
-                double s = 0;
-                for (int k = 0; k < dim; k++) s += M[(size_t)i * dim + k] * M[(size_t)j * dim + k];
-                s = s / dim + (i == j ? 1.0 : 0.0);
-                Ab[(size_t)i * dim + j] = Ab[(size_t)j * dim + i] = s;
-            }
-    }
-    free(M);
-    return A;
-}
-
 /* Naive Cholesky (Cholesky-Banachiewicz), returns 0 or the failing order. */
 static int naive(double *A, int n)
 {
@@ -91,7 +69,7 @@ START_TEST(cpu_matches_naive)
 {
     const shape *s = &SHAPES[_i];
     size_t n = (size_t)s->dim * s->dim * s->batch;
-    double *A = make_spd(s->dim, s->batch, 700 + _i);
+    double *A = tu_make_spd(s->dim, s->batch, 700 + _i);
     double *ref = malloc(sizeof(double) * n), *out = malloc(sizeof(double) * n);
     memcpy(ref, A, sizeof(double) * n);
     for (int b = 0; b < s->batch; b++)
@@ -119,7 +97,7 @@ static void not_spd_case(int gpu, int which)
     const int dim = 150, batch = 3;
     const int orders_to_plant[] = {1, 37, 100};
     size_t dd = (size_t)dim * dim, n = dd * batch;
-    double *A = make_spd(dim, batch, 900);
+    double *A = tu_make_spd(dim, batch, 900);
     double *ref = malloc(sizeof(double) * n), *out = malloc(sizeof(double) * n), *d_A = NULL;
     memcpy(ref, A, sizeof(double) * n);
     for (int b = 0; b < batch; b++) naive(ref + dd * b, dim);
@@ -177,7 +155,7 @@ END_TEST
 static void gpu_case(int dim, int batch, uint64_t seed)
 {
     size_t n = (size_t)dim * dim * batch;
-    double *A = make_spd(dim, batch, seed), *d_A;
+    double *A = tu_make_spd(dim, batch, seed), *d_A;
     double *ref = malloc(sizeof(double) * n), *out = malloc(sizeof(double) * n);
     memcpy(ref, A, sizeof(double) * n);
     ck_assert_int_eq(cholesky_cpu(ref, dim, batch, NULL), GMM_OK);

@@ -45,6 +45,26 @@ void tu_fill_uniform_f(float *x, size_t n, float lo, float hi, uint64_t seed)
     for (size_t i = 0; i < n; i++) x[i] = (float)(lo + (hi - lo) * tu_rand_uniform(&s));
 }
 
+double *tu_make_spd(int dim, int batch, uint64_t seed)
+{
+    size_t dd = (size_t)dim * dim;
+    double *A = malloc(sizeof(double) * dd * batch), *M = malloc(sizeof(double) * dd);
+    ck_assert(A && M);
+    for (int b = 0; b < batch; b++) {
+        tu_fill_uniform(M, dd, -1.0, 1.0, seed + b);
+        double *Ab = A + dd * b;
+        for (int i = 0; i < dim; i++)
+            for (int j = 0; j <= i; j++) {
+                double s = 0;
+                for (int k = 0; k < dim; k++) s += M[(size_t)i * dim + k] * M[(size_t)j * dim + k];
+                s = s / dim + (i == j ? 1.0 : 0.0);
+                Ab[(size_t)i * dim + j] = Ab[(size_t)j * dim + i] = s;
+            }
+    }
+    free(M);
+    return A;
+}
+
 double tu_rel_error(const double *a, const double *b, size_t n)
 {
     double num = 0, den = 0;

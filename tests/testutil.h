@@ -14,6 +14,9 @@ double tu_rand_uniform(uint64_t *state);       /* [0, 1) */
 double tu_rand_normal(uint64_t *state);        /* standard normal */
 void tu_fill_uniform(double *x, size_t n, double lo, double hi, uint64_t seed);
 void tu_fill_uniform_f(float *x, size_t n, float lo, float hi, uint64_t seed);
+/* `batch` symmetric positive definite dim x dim matrices back to back (both triangles):
+ * M M^T / dim + I with M uniform in [-1, 1] from seed + b (dense, modestly conditioned); malloc'd. */
+double *tu_make_spd(int dim, int batch, uint64_t seed);
 
 /* ||a - b|| / ||b|| in the 2-norm; returns INFINITY when any element of a is NaN or inf. */
 double tu_rel_error(const double *a, const double *b, size_t n);
