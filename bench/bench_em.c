@@ -256,6 +256,8 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.estep_blocks = 13}, "fp64 E 13 blocks"},
             {GMM_PRECISION_FP64, {.estep_blocks = 25}, "fp64 E 25 blocks"},
             {GMM_PRECISION_FP32, {.estep_blocks = 1}, "fp32 E one GEMM"},
+            {GMM_PRECISION_TF32, {.estep_blocks = 2}, "tf32 E 2 blocks"},
+            {GMM_PRECISION_TF32, {.estep_blocks = 3}, "tf32 E 3 blocks"},
             {GMM_PRECISION_TF32, {.estep_blocks = 7}, "tf32 E 7 blocks"},
             {GMM_PRECISION_TF32, {.estep_rows = 1024}, "tf32 E 1024 rows"},
             {GMM_PRECISION_TF32, {.estep_rows = 2048}, "tf32 E 2048 rows"},

@@ -4,6 +4,7 @@
 
 #include "data/file_open.h"
 #include "data/gunzip.h"
+#include "models/model_triangles.h"
 #include "models/pca.h"
 
 #include <errno.h>
@@ -22,8 +23,9 @@ enum {
     DTYPE_FLOAT64 = 1,
     /* magic, twelve u32 fields, seed, n_train_samples, four f64, the projection's input
      * dimension, whiten flag and total variance, the spectral space's neighbours, input
-     * dimension and points (version 3), and the path length */
-    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 4 * 8 + 4 + 4 + 8 + 4 + 4 + 8 + 4,
+     * dimension and points (version 3), the packed-triangles flag (version 4), and the path
+     * length */
+    FIXED_HEADER_BYTES = 8 + 12 * 4 + 8 + 8 + 4 * 8 + 4 + 4 + 8 + 4 + 4 + 8 + 4 + 4,
     CRC_BYTES = 4,
     MAX_DATA_PATH = (int)sizeof(((gmm_model *)0)->data_path) - 1,
 };
@@ -110,7 +112,27 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     const size_t n_space = space ? (size_t)space->n_train : 0;
     const size_t image_bytes = space ? n_space * (size_t)space->input_dim : 0;
     const size_t image_pad = (8 - image_bytes % 8) % 8;
-    size_t n_doubles = k + k * d + 2 * n_cov + n_proj + (space ? n_space * d + d + n_space : 0);
+    /* Full and tied: the covariances and factors as their upper triangles when the lower ones
+     * are exactly the mirror and zeros (every fit's are), else dense: nothing is ever lost. */
+    const int triangular = m->covariance_type == GMM_COV_FULL || m->covariance_type == GMM_COV_TIED;
+    const size_t n_mats = m->covariance_type == GMM_COV_FULL ? k : 1;
+    double *tri = NULL;
+    int packed = 0;
+    if (triangular && d > 1) {
+        const size_t n_tri = n_mats * model_triangle_size(d);
+        tri = malloc(sizeof(double) * 2 * n_tri);
+        file_advise_huge(tri, sizeof(double) * 2 * n_tri); /* 49 MB of fresh pages at K = 10 */
+        /* without the memory, the dense layout (twice the bytes) still holds the model */
+        packed = tri &&
+                 model_pack_upper(m->covariances, n_mats, d, MODEL_TRIANGLE_SYMMETRIC, tri) &&
+                 model_pack_upper(m->precisions_cholesky, n_mats, d, MODEL_TRIANGLE_UPPER,
+                                  tri + n_tri);
+    }
+    const size_t n_cov_stored = packed ? n_mats * model_triangle_size(d) : n_cov;
+    const double *cov_stored = packed ? tri : m->covariances;
+    const double *prec_stored = packed ? tri + n_cov_stored : m->precisions_cholesky;
+    size_t n_doubles = k + k * d + 2 * n_cov_stored + n_proj +
+                       (space ? n_space * d + d + n_space : 0);
     size_t total = FIXED_HEADER_BYTES + path_len + image_bytes + image_pad + 8 * n_doubles + CRC_BYTES;
     static const unsigned char zeros[8] = {0};
 
@@ -155,6 +177,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     put_u32(&w, space ? (uint32_t)space->n_neighbors : 0u);
     put_u32(&w, space ? (uint32_t)space->input_dim : 0u);
     put_u64(&w, (uint64_t)n_space);
+    put_u32(&w, packed ? 1u : 0u);
     put_u32(&w, (uint32_t)path_len);
     memcpy(w.p, m->data_path, path_len);
     w.p += path_len;
@@ -164,8 +187,8 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
         const file_segment arrays[12] = {
             {m->weights, 8 * k},
             {m->means, 8 * k * d},
-            {m->covariances, 8 * n_cov},
-            {m->precisions_cholesky, 8 * n_cov},
+            {cov_stored, 8 * n_cov_stored},
+            {prec_stored, 8 * n_cov_stored},
             {proj ? proj->mean : NULL, proj ? 8 * (size_t)proj->input_dim : 0},
             {proj ? proj->components : NULL, proj ? 8 * d * (size_t)proj->input_dim : 0},
             {proj ? proj->explained_variance : NULL, proj ? 8 * d : 0},
@@ -186,8 +209,8 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     } else {
         put_f64_array(&w, m->weights, k);
         put_f64_array(&w, m->means, k * d);
-        put_f64_array(&w, m->covariances, n_cov);
-        put_f64_array(&w, m->precisions_cholesky, n_cov);
+        put_f64_array(&w, cov_stored, n_cov_stored);
+        put_f64_array(&w, prec_stored, n_cov_stored);
         if (proj) {
             put_f64_array(&w, proj->mean, (size_t)proj->input_dim);
             put_f64_array(&w, proj->components, d * (size_t)proj->input_dim);
@@ -227,6 +250,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
 fail:
     free(tmp_path);
     free(buf);
+    free(tri);
     return st;
 }
 
@@ -299,7 +323,8 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
      * before anything else is believed. */
     uint32_t version = 0, dtype = 0, n_components = 0, dim = 0, rows = 0, cols = 0, cov_type = 0,
              converged = 0, n_iter = 0, max_iter = 0, n_init = 0, init = 0, path_len = 0,
-             proj_input_dim = 0, proj_whiten = 0, space_neighbors = 0, space_input_dim = 0;
+             proj_input_dim = 0, proj_whiten = 0, space_neighbors = 0, space_input_dim = 0,
+             packed = 0;
     double proj_total_variance = 0;
     uint64_t seed = 0, n_train = 0, space_points = 0;
     double lower_bound = 0, reg_covar = 0, tol = 0, blur_sigma = 0;
@@ -336,6 +361,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         short_read |= get_u32(&r, &space_input_dim);
         short_read |= get_u64(&r, &space_points);
     }
+    if (version >= 4) short_read |= get_u32(&r, &packed); /* earlier versions: dense */
     short_read |= get_u32(&r, &path_len);
     if (short_read) goto truncated;
 
@@ -377,6 +403,11 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
                        space_input_dim, proj_input_dim ? ", with a projection" : "");
         goto fail;
     }
+    if (packed > 1 || (packed && cov_type != GMM_COV_FULL && cov_type != GMM_COV_TIED)) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: packed-triangles flag %u (must be 0, or 1 for the "
+                       "full and tied covariance types)", path, packed);
+        goto fail;
+    }
     if (path_len > MAX_DATA_PATH) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: invalid data path length %u (at most %d)", path,
                        path_len, MAX_DATA_PATH);
@@ -390,19 +421,32 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     uint64_t budget = remaining(&r) - path_len - CRC_BYTES, avail = budget / 8;
     uint64_t k = n_components, d = dim, n_means = k * d, n_cov = 0;
     int fits = k <= avail && n_means <= avail;
+    /* n_stored: the values of each of the two arrays in the file (half of n_cov and the
+     * diagonals when packed); the dense arrays allocated are at most twice the file's bytes */
+    const uint64_t n_mats = cov_type == GMM_COV_FULL ? k : 1, tri = d * (d + 1) / 2;
+    uint64_t n_stored = 0;
     switch ((gmm_cov_type)cov_type) {
-    case GMM_COV_FULL: fits = fits && d <= avail / n_means; n_cov = fits ? n_means * d : 0; break;
-    case GMM_COV_TIED: n_cov = d * d; break;
-    case GMM_COV_DIAG: n_cov = n_means; break;
-    case GMM_COV_SPHERICAL: n_cov = k; break;
+    case GMM_COV_FULL:
+    case GMM_COV_TIED:
+        if (packed) {
+            fits = fits && tri <= avail / n_mats;
+            n_stored = fits ? n_mats * tri : 0;
+            n_cov = fits ? n_mats * d * d : 0;
+        } else {
+            fits = fits && d <= avail / (cov_type == GMM_COV_FULL ? n_means : d);
+            n_cov = n_stored = fits ? n_mats * d * d : 0;
+        }
+        break;
+    case GMM_COV_DIAG: n_cov = n_stored = n_means; break;
+    case GMM_COV_SPHERICAL: n_cov = n_stored = k; break;
     }
-    fits = fits && n_cov <= avail && k + n_means + 2 * n_cov <= avail;
+    fits = fits && n_stored <= avail && k + n_means + 2 * n_stored <= avail;
     /* the projection: mean[p], components[d * p], explained variance[d] */
     uint64_t p_in = proj_input_dim, n_proj = 0;
     if (p_in) {
         fits = fits && p_in <= avail && d <= avail / p_in;
         n_proj = fits ? p_in + d * p_in + d : 0;
-        fits = fits && n_proj <= avail && k + n_means + 2 * n_cov + n_proj <= avail;
+        fits = fits && n_proj <= avail && k + n_means + 2 * n_stored + n_proj <= avail;
     }
     /* the spectral space: images[n * p] bytes padded to 8, embedding[n * d], eigenvalues[d],
      * degrees[n] */
@@ -421,7 +465,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
                        gmm_cov_type_name((gmm_cov_type)cov_type));
         goto fail;
     }
-    uint64_t expected = 8 * (k + n_means + 2 * n_cov + n_proj) + sp_bytes;
+    uint64_t expected = 8 * (k + n_means + 2 * n_stored + n_proj) + sp_bytes;
     if (budget != expected) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: %llu trailing bytes after the checksum", path,
                        (unsigned long long)(budget - expected));
@@ -480,8 +524,17 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     r.p += path_len;
     get_f64_array(&r, m.weights, k);
     get_f64_array(&r, m.means, k * d);
-    get_f64_array(&r, m.covariances, n_cov);
-    get_f64_array(&r, m.precisions_cholesky, n_cov);
+    if (packed) { /* each row's columns i .. d-1, then the lower triangles filled in */
+        double *const arrays[2] = {m.covariances, m.precisions_cholesky};
+        for (int a = 0; a < 2; a++)
+            for (uint64_t row = 0; row < n_mats * d; row++)
+                get_f64_array(&r, arrays[a] + row * d + row % d, d - row % d);
+        model_fill_lower(m.covariances, n_mats, d, MODEL_TRIANGLE_SYMMETRIC);
+        model_fill_lower(m.precisions_cholesky, n_mats, d, MODEL_TRIANGLE_UPPER);
+    } else {
+        get_f64_array(&r, m.covariances, n_cov);
+        get_f64_array(&r, m.precisions_cholesky, n_cov);
+    }
     if (p_in) {
         if ((st = gmm_projection_alloc((int)p_in, (int)dim, (int)proj_whiten, &m.projection)) !=
             GMM_OK)

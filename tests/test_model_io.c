@@ -1,6 +1,7 @@
 /* Check suite for models/model_io.c: bit-exact round trips for every covariance type, version-1
  * files still read, and a clear status and message (never a crash) for each way a model file
  * can be missing or damaged. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <zlib.h>
 
 #include "models/model_io.h"
+#include "models/model_triangles.h"
 #include "models/pca.h"
 #include "tests/testutil.h"
 
@@ -23,8 +25,9 @@ enum {
     OFF_PROJ = 104,      /* version 3: projection input dimension, whiten, total variance */
     OFF_SPECTRAL = 120,  /* version 3: spectral space neighbours, image dimension, images */
     V3_HEADER_BYTES = 32, /* the six fields version 3 added */
-    OFF_PATH_LEN = 136,
-    HEADER_BYTES = 140,
+    OFF_PACKED = 136,     /* version 4: packed triangles */
+    OFF_PATH_LEN = 140,
+    HEADER_BYTES = 144,
 };
 
 static void make_model(gmm_model *m, gmm_cov_type type, int k, int rows, int cols, uint64_t seed)
@@ -205,7 +208,7 @@ START_TEST(test_large_model_written_in_pieces)
     ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
     size_t n = 0;
     unsigned char *f = read_file(path, &n);
-    size_t arrays = 8 * (3 + 3 * 600 + 2 * (size_t)3 * 600 * 600);
+    size_t arrays = 8 * (3 + 3 * 600 + 2 * (size_t)3 * 600 * 601 / 2); /* packed triangles */
     ck_assert_uint_gt(n, arrays);
     ck_assert_uint_lt(n, arrays + 1024);
     uint32_t stored = (uint32_t)f[n - 4] | (uint32_t)f[n - 3] << 8 | (uint32_t)f[n - 2] << 16 |
@@ -315,7 +318,7 @@ START_TEST(test_version)
     ck_assert_int_eq(buf[OFF_VERSION], GMM_MODEL_VERSION);
     put_u32(buf + OFF_VERSION, 99);
     expect_edit_error(path, buf, size, GMM_ERR_VERSION, "version 99");
-    expect_load_error(path, GMM_ERR_VERSION, "supports versions 1 to 3");
+    expect_load_error(path, GMM_ERR_VERSION, "supports versions 1 to 4");
     /* Only the version matters: a newer file cut short is still "another version". */
     write_file(path, buf, 12);
     expect_load_error(path, GMM_ERR_VERSION, "version 99");
@@ -325,19 +328,35 @@ START_TEST(test_version)
 }
 END_TEST
 
-/* A version-1 file (the layout before the blur sigma, the projection and the spectral space:
- * the same bytes without those 8 + 32) and a version-2 file (without the 32 bytes of projection
- * and spectral fields) load, with blur
- * sigma 0 (version 1), no projection and every other field as saved. */
+/* A version-3 file (dense arrays, no packed-triangles field), a version-2 file (also without
+ * the 32 bytes of projection and spectral fields) and a version-1 file (also without the blur
+ * sigma) load, with blur sigma 0 (version 1), no projection and every other field as saved. The
+ * version-4 file they are cut from is dense: one covariance is one ulp off symmetric. */
 START_TEST(test_version_1_still_loads)
 {
-    const char *path = tu_tmp_path("v3.bin");
+    const char *path = tu_tmp_path("v4.bin");
     gmm_model a, b;
     make_model(&a, GMM_COV_FULL, 3, 4, 5, 42);
     a.blur_sigma = 1.5;
+    a.covariances[1] = nextafter(a.covariances[1], 1e300);
     ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
-    size_t size;
-    unsigned char *v3 = read_file(path, &size);
+    size_t size4;
+    unsigned char *v4 = read_file(path, &size4);
+    ck_assert_int_eq(v4[OFF_PACKED], 0);
+    /* version 3 */
+    size_t size = size4 - 4;
+    unsigned char *v3 = malloc(size);
+    memcpy(v3, v4, OFF_PACKED);
+    memcpy(v3 + OFF_PACKED, v4 + OFF_PACKED + 4, size4 - OFF_PACKED - 4);
+    put_u32(v3 + OFF_VERSION, 3);
+    fix_crc(v3, size);
+    const char *v3_path = tu_tmp_path("v3.bin");
+    write_file(v3_path, v3, size);
+    memset(&b, 0, sizeof b);
+    ck_assert_int_eq(gmm_model_load(v3_path, &b), GMM_OK);
+    assert_same_model(&a, &b);
+    gmm_model_free(&b);
+    free(v4);
     /* version 2 */
     const size_t size2 = size - V3_HEADER_BYTES;
     unsigned char *v2 = malloc(size2);
@@ -368,11 +387,11 @@ START_TEST(test_version_1_still_loads)
     a.blur_sigma = 0;
     assert_same_model(&a, &b);
     free(v3);
-    /* saved again, it becomes a version-3 file */
+    /* saved again, it becomes a version-4 file */
     ck_assert_int_eq(gmm_model_save(path, &b), GMM_OK);
     free(v2);
     v2 = read_file(path, &size);
-    ck_assert_int_eq(v2[OFF_VERSION], 3);
+    ck_assert_int_eq(v2[OFF_VERSION], 4);
     /* a version-1 file cut short is truncated, not misread as version 2 */
     write_file(v1_path, v1, OFF_BLUR + 4);
     expect_load_error(v1_path, GMM_ERR_FORMAT, "truncated");
@@ -545,6 +564,134 @@ START_TEST(test_spectral_space_round_trip)
 }
 END_TEST
 
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The helpers against their definition: packing then filling the lower triangles gives back the
+ * matrices bit for bit, at sizes around the 32-wide tiles; a single lower value off (one ulp, or
+ * -0.0 for a zero) makes the packing report a loss, wherever it is. */
+START_TEST(test_triangle_helpers)
+{
+    const size_t sizes[] = {1, 2, 31, 32, 33, 70};
+    for (int s = 0; s < 6; s++) {
+        const size_t d = sizes[s], n_mats = 3, dd = d * d, tri = model_triangle_size(d);
+        ck_assert_uint_eq(tri, d * (d + 1) / 2);
+        double *sym = malloc(sizeof(double) * n_mats * dd), *up = malloc(sizeof(double) * n_mats * dd);
+        double *back = malloc(sizeof(double) * n_mats * dd), *packed = malloc(sizeof(double) * n_mats * tri);
+        tu_fill_uniform(sym, n_mats * dd, -1.0, 1.0, 40 + (uint64_t)s);
+        memcpy(up, sym, sizeof(double) * n_mats * dd);
+        for (size_t m = 0; m < n_mats; m++)
+            for (size_t i = 0; i < d; i++)
+                for (size_t j = 0; j < i; j++) {
+                    sym[m * dd + i * d + j] = sym[m * dd + j * d + i];
+                    up[m * dd + i * d + j] = 0.0;
+                }
+        /* packed row by row: row i of matrix m starts at m tri + i d - i (i - 1) / 2 */
+        ck_assert_int_eq(model_pack_upper(sym, n_mats, d, MODEL_TRIANGLE_SYMMETRIC, packed), 1);
+        size_t at = 0;
+        for (size_t m = 0; m < n_mats; m++)
+            for (size_t i = 0; i < d; i++)
+                for (size_t j = i; j < d; j++, at++)
+                    ck_assert(packed[at] == sym[m * dd + i * d + j]);
+        memset(back, 0x7f, sizeof(double) * n_mats * dd);
+        for (size_t m = 0, p = 0; m < n_mats; m++)
+            for (size_t i = 0; i < d; p += d - i, i++)
+                memcpy(back + m * dd + i * d + i, packed + p, sizeof(double) * (d - i));
+        model_fill_lower(back, n_mats, d, MODEL_TRIANGLE_SYMMETRIC);
+        ck_assert_mem_eq(back, sym, sizeof(double) * n_mats * dd);
+        ck_assert_int_eq(model_pack_upper(up, n_mats, d, MODEL_TRIANGLE_UPPER, packed), 1);
+        memset(back, 0x7f, sizeof(double) * n_mats * dd);
+        for (size_t m = 0, p = 0; m < n_mats; m++)
+            for (size_t i = 0; i < d; p += d - i, i++)
+                memcpy(back + m * dd + i * d + i, packed + p, sizeof(double) * (d - i));
+        model_fill_lower(back, n_mats, d, MODEL_TRIANGLE_UPPER);
+        ck_assert_mem_eq(back, up, sizeof(double) * n_mats * dd);
+        if (d > 1) { /* one value off in the last matrix's last row */
+            const size_t e = 2 * dd + (d - 1) * d + (d - 2) / 2;
+            sym[e] = nextafter(sym[e], 10.0);
+            ck_assert_int_eq(model_pack_upper(sym, n_mats, d, MODEL_TRIANGLE_SYMMETRIC, packed), 0);
+            up[e] = -0.0;
+            ck_assert_int_eq(model_pack_upper(up, n_mats, d, MODEL_TRIANGLE_UPPER, packed), 0);
+        }
+        free(sym);
+        free(up);
+        free(back);
+        free(packed);
+    }
+}
+END_TEST
+
+/* Full and tied models are written as packed triangles (the file's size says so) and load back
+ * bit for bit; a covariance one ulp off symmetric, or a factor with -0.0 below its diagonal, is
+ * written dense and loads back bit for bit too, -0.0 included. */
+START_TEST(test_packed_triangles)
+{
+    const char *path = tu_tmp_path("packed.bin");
+    const gmm_cov_type types[] = {GMM_COV_FULL, GMM_COV_TIED};
+    for (int t = 0; t < 2; t++) {
+        for (int variant = 0; variant < 3; variant++) {
+            gmm_model a, b;
+            make_model(&a, types[t], 3, 4, 5, 60 + (uint64_t)(3 * t + variant));
+            const size_t k = 3, d = 20, n_mats = types[t] == GMM_COV_FULL ? k : 1;
+            if (variant == 1) a.covariances[(n_mats - 1) * d * d + 7 * d + 3] =
+                nextafter(a.covariances[(n_mats - 1) * d * d + 7 * d + 3], 1e300);
+            if (variant == 2) a.precisions_cholesky[5 * d + 2] = -0.0;
+            ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
+            size_t size;
+            unsigned char *f = read_file(path, &size);
+            const size_t per_array = variant == 0 ? n_mats * d * (d + 1) / 2 : n_mats * d * d;
+            ck_assert_uint_eq(get_u32(f + OFF_PACKED), variant == 0 ? 1u : 0u);
+            ck_assert_uint_eq(size, HEADER_BYTES + get_u32(f + OFF_PATH_LEN) +
+                                        8 * (k + k * d + 2 * per_array) + 4);
+            memset(&b, 0, sizeof b);
+            ck_assert_int_eq(gmm_model_load(path, &b), GMM_OK);
+            assert_same_model(&a, &b);
+            free(f);
+            gmm_model_free(&a);
+            gmm_model_free(&b);
+        }
+    }
+}
+END_TEST
+
+/* The packed-triangles flag is believed only where it can hold: 2, 1 on a diagonal model, and a
+ * flag flipped either way (the arrays then do not fill the file) are errors, CRC fixed. */
+START_TEST(test_packed_flag_errors)
+{
+    const char *path = tu_tmp_path("flag.bin");
+    size_t size;
+    unsigned char *buf = saved_model_bytes(path, &size); /* full, packed */
+    ck_assert_uint_eq(get_u32(buf + OFF_PACKED), 1u);
+    put_u32(buf + OFF_PACKED, 2);
+    expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "packed-triangles flag 2");
+    put_u32(buf + OFF_PACKED, 0); /* dense needs more bytes than the file has */
+    expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "truncated");
+    free(buf);
+
+    gmm_model m;
+    make_model(&m, GMM_COV_DIAG, 3, 4, 5, 8);
+    ck_assert_int_eq(gmm_model_save(path, &m), GMM_OK);
+    gmm_model_free(&m);
+    buf = read_file(path, &size);
+    ck_assert_uint_eq(get_u32(buf + OFF_PACKED), 0u);
+    put_u32(buf + OFF_PACKED, 1);
+    expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "packed-triangles flag 1");
+    free(buf);
+
+    make_model(&m, GMM_COV_TIED, 3, 4, 5, 9);
+    m.covariances[22] = nextafter(m.covariances[22], 1e300); /* row 1, column 2: dense */
+    ck_assert_int_eq(gmm_model_save(path, &m), GMM_OK);
+    gmm_model_free(&m);
+    buf = read_file(path, &size);
+    ck_assert_uint_eq(get_u32(buf + OFF_PACKED), 0u);
+    put_u32(buf + OFF_PACKED, 1); /* packed would leave bytes over */
+    expect_edit_error(path, buf, size, GMM_ERR_FORMAT, "trailing");
+    free(buf);
+}
+END_TEST
+
 static Suite *model_io_suite(void)
 {
     Suite *s = suite_create("model_io");
@@ -558,6 +705,9 @@ static Suite *model_io_suite(void)
     tcase_add_test(tc, test_flipped_byte);
     tcase_add_test(tc, test_version);
     tcase_add_test(tc, test_version_1_still_loads);
+    tcase_add_test(tc, test_triangle_helpers);
+    tcase_add_test(tc, test_packed_triangles);
+    tcase_add_test(tc, test_packed_flag_errors);
     tcase_add_test(tc, test_wrong_magic);
     tcase_add_test(tc, test_trailing_garbage);
     tcase_add_test(tc, test_bad_fields);
