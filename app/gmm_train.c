@@ -494,5 +494,5 @@ done:
     dataset_free(&ds);
     gmm_gpu_destroy(gpu);
     cli_report_cuda();
-    return rc;
+    return mpi.started ? rc : cli_quick_exit(rc); /* the model is written and closed by now */
 }

@@ -392,14 +392,14 @@ typedef struct {
 static gmm_status rows_cpu_w(void *p)
 {
     rows_ctx *c = p;
-    return estep_rows_cpu(ESTEP_ROWS_PROJECTED, c->Y, (size_t)c->K * c->d, (size_t)c->d, c->b,
-                          NULL, c->cst, c->n, c->K, c->d, c->lr, c->lpn);
+    return estep_rows_cpu(ESTEP_ROWS_PROJECTED, c->Y, (size_t)c->K * c->d, (size_t)c->d, 0,
+                          c->b, NULL, c->cst, c->n, c->K, c->d, c->lr, c->lpn);
 }
 static gmm_status rows_cuda_w(void *p)
 {
     rows_ctx *c = p;
     return estep_rows_cuda(ESTEP_ROWS_PROJECTED, c->d_Y, (size_t)c->K * c->d, (size_t)c->d,
-                           c->d_b, NULL, c->d_cst, c->n, c->K, c->d, c->d_lr, c->d_lpn, NULL);
+                           0, c->d_b, NULL, c->d_cst, c->n, c->K, c->d, c->d_lr, c->d_lpn, NULL);
 }
 
 int bench_estep_rows(const bench_config *config, bench_row *row)

@@ -6,14 +6,15 @@
 #define NO_DEVICE(name) gmm_error(GMM_ERR_NO_DEVICE, "%s: built without CUDA", name)
 
 gmm_status estep_rows_cuda(estep_rows_mode mode, const double *d_Y, size_t ld_y,
-                           size_t comp_stride, const double *d_centers, const double *d_scales,
-                           const double *d_log_const, size_t n_rows, int n_components, int dim,
-                           double *d_log_resp, double *d_log_prob_norm, void *stream)
+                           size_t comp_stride, size_t col_block, const double *d_centers,
+                           const double *d_scales, const double *d_log_const, size_t n_rows,
+                           int n_components, int dim, double *d_log_resp, double *d_log_prob_norm,
+                           void *stream)
 {
     return NO_DEVICE("estep_rows_cuda");
 }
 gmm_status estep_rows_f32_cuda(estep_rows_mode mode, const float *d_Y, size_t ld_y,
-                               size_t comp_stride, const double *d_centers,
+                               size_t comp_stride, size_t col_block, const double *d_centers,
                                const double *d_scales, const double *d_log_const, size_t n_rows,
                                int n_components, int dim, double *d_log_resp,
                                double *d_log_prob_norm, void *stream)

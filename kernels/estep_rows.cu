@@ -1,5 +1,6 @@
 /* GPU version of the E-step's row operation (see estep_rows.h): a block of 8 warps takes 4
- * rows, one warp a (row, component) squared distance, one warp a row's log-sum-exp. */
+ * rows, one warp a (row, component) squared distance (over the column blocks in turn when the
+ * product is blocked), one warp a row's log-sum-exp. */
 #include <math.h>
 #include <stdint.h>
 
@@ -9,8 +10,9 @@
 #define ESTEP_ROWS_THREADS 256
 #define ESTEP_ROWS_PER_BLOCK 4 /* rows a block takes (1 when K x 4 doubles exceed shared memory) */
 
-/* Sums sum_j t_j^2 over one row of one component (t_j by MODE, as in the kernel's comment),
- * lanes striding over j with two accumulators, then a butterfly sum: every lane gets it. */
+/* This lane's part of sum_j t_j^2 over d values of one row of one component (t_j by MODE, as
+ * in the kernel's comment), lanes striding over j with two accumulators; the caller's butterfly
+ * sum gives every lane the whole. */
 template <int MODE, typename T>
 static __device__ __forceinline__ double squared_sum(const T *__restrict__ yk,
                                                      const double *__restrict__ bk,
@@ -34,7 +36,7 @@ static __device__ __forceinline__ double squared_sum(const T *__restrict__ yk,
         if (MODE == 1) t0 *= pk[j];
         s0 += t0 * t0;
     }
-    return warp_sum(s0 + s1);
+    return s0 + s1;
 }
 
 /* The same for MODE 0 reading y 16 bytes at a time (float4 or double2: more bytes in flight a
@@ -64,7 +66,7 @@ static __device__ __forceinline__ double squared_sum_vec(const T *__restrict__ y
             s1 += t1 * t1;
         }
     }
-    return warp_sum(s0 + s1);
+    return s0 + s1;
 }
 
 /* A block takes rows_per_block rows; its warps share the (row, component) pairs, one warp a
@@ -76,7 +78,7 @@ static __device__ __forceinline__ double squared_sum_vec(const T *__restrict__ y
  * log_resp = log_prob - lse. */
 template <int MODE, typename T, bool VEC>
 static __global__ void __launch_bounds__(ESTEP_ROWS_THREADS)
-estep_rows_kernel(const T *__restrict__ Y, int64_t ldy, int64_t koff,
+estep_rows_kernel(const T *__restrict__ Y, int64_t ldy, int64_t koff, int block,
                   const double *__restrict__ b, const double *__restrict__ p,
                   const double *__restrict__ cst, int K, int d, int64_t n, int rows_per_block,
                   double *__restrict__ log_resp, double *__restrict__ lpn)
@@ -84,15 +86,24 @@ estep_rows_kernel(const T *__restrict__ Y, int64_t ldy, int64_t koff,
     extern __shared__ double lp[]; /* rows_per_block x K */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     const int64_t i0 = (int64_t)blockIdx.x * rows_per_block;
+    const bool blocked = block < d; /* column blocks of width block (estep_rows.h) */
     for (int pair = warp; pair < rows_per_block * K; pair += nwarps) {
         const int r = pair / K, k = pair % K;
         const int64_t i = i0 + r;
         if (i >= n) continue;
-        const T *yk = Y + i * ldy + (int64_t)k * koff;
+        const T *row = Y + i * ldy;
         const double *bk = b + (int64_t)k * d;
-        double s = VEC ? squared_sum_vec<T>(yk, bk, d, lane)
-                       : squared_sum<MODE, T>(yk, bk, MODE == 1 ? p + (int64_t)k * d : NULL, d,
-                                              lane);
+        double s = 0;
+        for (int j0 = 0; j0 < d; j0 += block) {
+            const int w = d - j0 < block ? d - j0 : block;
+            const T *yk = row + (!blocked ? (int64_t)k * koff
+                                 : koff   ? (int64_t)j0 * K + (int64_t)k * w
+                                          : (int64_t)j0);
+            s += VEC ? squared_sum_vec<T>(yk, bk + j0, w, lane)
+                     : squared_sum<MODE, T>(yk, bk + j0, MODE == 1 ? p + (int64_t)k * d : NULL,
+                                            w, lane);
+        }
+        s = warp_sum(s);
         if (MODE == 2) s *= p[k] * p[k];
         if (lane == 0) lp[r * K + k] = cst[k] - 0.5 * s;
     }
@@ -114,9 +125,9 @@ estep_rows_kernel(const T *__restrict__ Y, int64_t ldy, int64_t koff,
 
 template <typename T>
 static gmm_status launch(estep_rows_mode mode, const T *Y, size_t ld_y, size_t comp_stride,
-                         const double *centers, const double *scales, const double *log_const,
-                         size_t n_rows, int K, int d, double *log_resp, double *lpn,
-                         void *stream, const char *name)
+                         size_t col_block, const double *centers, const double *scales,
+                         const double *log_const, size_t n_rows, int K, int d, double *log_resp,
+                         double *lpn, void *stream, const char *name)
 {
     gmm_status status = GMM_OK;
     cudaStream_t s = (cudaStream_t)stream;
@@ -125,11 +136,15 @@ static gmm_status launch(estep_rows_mode mode, const T *Y, size_t ld_y, size_t c
                          : 1;
     const size_t shmem = sizeof(double) * (size_t)K * rows;
     const int W = (int)(16 / sizeof(T));
+    const bool blocked = mode == ESTEP_ROWS_PROJECTED && col_block > 0 && col_block < (size_t)d;
+    const int block = blocked ? (int)col_block : d;
     const bool vec = mode == ESTEP_ROWS_PROJECTED && d % W == 0 && ld_y % W == 0 &&
-                     comp_stride % W == 0 && (uintptr_t)Y % 16 == 0;
+                     comp_stride % W == 0 && block % W == 0 && (uintptr_t)Y % 16 == 0;
     if (!Y || !centers || !log_const || !log_resp || !lpn || K <= 0 || d <= 0 ||
         (mode != ESTEP_ROWS_PROJECTED && !scales) || n_rows > 0x7fffffffu)
         return gmm_error(GMM_ERR_ARG, "%s: bad arguments", name);
+    if (blocked && comp_stride != 0 && comp_stride != (size_t)d)
+        return gmm_error(GMM_ERR_ARG, "%s: column blocks need a stride of 0 or dim", name);
     if (K > ESTEP_ROWS_MAX_COMPONENTS)
         return gmm_error(GMM_ERR_UNSUPPORTED, "%s: at most %d components (%d)", name,
                          ESTEP_ROWS_MAX_COMPONENTS, K);
@@ -141,20 +156,20 @@ static gmm_status launch(estep_rows_mode mode, const T *Y, size_t ld_y, size_t c
         case ESTEP_ROWS_PROJECTED:
             if (vec)
                 estep_rows_kernel<0, T, true><<<grid, ESTEP_ROWS_THREADS, shmem, s>>>(
-                    Y, ld, ko, centers, NULL, log_const, K, d, n, rows, log_resp, lpn);
+                    Y, ld, ko, block, centers, NULL, log_const, K, d, n, rows, log_resp, lpn);
             else
                 estep_rows_kernel<0, T, false><<<grid, ESTEP_ROWS_THREADS, shmem, s>>>(
-                    Y, ld, ko, centers, NULL, log_const, K, d, n, rows, log_resp, lpn);
+                    Y, ld, ko, block, centers, NULL, log_const, K, d, n, rows, log_resp, lpn);
             GMM_LAUNCH_CHECK("estep_rows_kernel<full/tied>");
             break;
         case ESTEP_ROWS_DIAG:
             estep_rows_kernel<1, T, false><<<grid, ESTEP_ROWS_THREADS, shmem, s>>>(
-                Y, ld, ko, centers, scales, log_const, K, d, n, rows, log_resp, lpn);
+                Y, ld, ko, block, centers, scales, log_const, K, d, n, rows, log_resp, lpn);
             GMM_LAUNCH_CHECK("estep_rows_kernel<diag>");
             break;
         case ESTEP_ROWS_SPHERICAL:
             estep_rows_kernel<2, T, false><<<grid, ESTEP_ROWS_THREADS, shmem, s>>>(
-                Y, ld, ko, centers, scales, log_const, K, d, n, rows, log_resp, lpn);
+                Y, ld, ko, block, centers, scales, log_const, K, d, n, rows, log_resp, lpn);
             GMM_LAUNCH_CHECK("estep_rows_kernel<spherical>");
             break;
         default: return gmm_error(GMM_ERR_ARG, "%s: unknown mode %d", name, (int)mode);
@@ -165,24 +180,26 @@ fail:
 }
 
 extern "C" gmm_status estep_rows_cuda(estep_rows_mode mode, const double *d_Y, size_t ld_y,
-                                      size_t comp_stride, const double *d_centers,
-                                      const double *d_scales, const double *d_log_const,
+                                      size_t comp_stride, size_t col_block,
+                                      const double *d_centers, const double *d_scales,
+                                      const double *d_log_const,
                                       size_t n_rows, int n_components, int dim,
                                       double *d_log_resp, double *d_log_prob_norm, void *stream)
 {
-    return launch<double>(mode, d_Y, ld_y, comp_stride, d_centers, d_scales, d_log_const, n_rows,
-                          n_components, dim, d_log_resp, d_log_prob_norm, stream,
-                          "estep_rows_cuda");
+    return launch<double>(mode, d_Y, ld_y, comp_stride, col_block, d_centers, d_scales,
+                          d_log_const, n_rows, n_components, dim, d_log_resp, d_log_prob_norm,
+                          stream, "estep_rows_cuda");
 }
 
 extern "C" gmm_status estep_rows_f32_cuda(estep_rows_mode mode, const float *d_Y, size_t ld_y,
-                                          size_t comp_stride, const double *d_centers,
-                                          const double *d_scales, const double *d_log_const,
-                                          size_t n_rows, int n_components, int dim,
+                                          size_t comp_stride, size_t col_block,
+                                          const double *d_centers, const double *d_scales,
+                                          const double *d_log_const, size_t n_rows,
+                                          int n_components, int dim,
                                           double *d_log_resp, double *d_log_prob_norm,
                                           void *stream)
 {
-    return launch<float>(mode, d_Y, ld_y, comp_stride, d_centers, d_scales, d_log_const, n_rows,
-                         n_components, dim, d_log_resp, d_log_prob_norm, stream,
-                         "estep_rows_f32_cuda");
+    return launch<float>(mode, d_Y, ld_y, comp_stride, col_block, d_centers, d_scales,
+                         d_log_const, n_rows, n_components, dim, d_log_resp, d_log_prob_norm,
+                         stream, "estep_rows_f32_cuda");
 }

@@ -8,6 +8,12 @@
  *                                                                       p = scales + k * dim
  *   ESTEP_ROWS_SPHERICAL:               s = scales[k]^2 sum_j (y_j - c_j)^2
  * (full: comp_stride = dim in the N x K dim product [X U_1 .. X U_K]; tied, diag, spherical: 0).
+ * PROJECTED may also read the column-blocked product of a triangle-blocked GEMM (as the CPU
+ * backend's cpu_estep.h and the CUDA E-step write it): with 0 < col_block < dim the columns j
+ * are cut into blocks [j0, j0 + w), w = min(col_block, dim - j0), j0 a multiple of col_block,
+ * and y_j sits at column M j0 + k w + (j - j0) of the row, M = n_components when comp_stride
+ * is non-zero (then it must be dim) and M = 1, no k w term, when it is 0 (the tied layout is
+ * the plain one). col_block 0 or >= dim, or any other mode: no blocks.
  * log_const[k] is log w_k + log det U_k - dim/2 log 2 pi (linalg/log_det.h). All float64
  * except the f32 CUDA entry's Y; every matrix ROW-MAJOR; log_resp is n_rows x n_components.
  *   estep_rows_cpu            OpenMP over rows, each row summed in index order: the
@@ -44,20 +50,21 @@ typedef enum {
 
 /* scales may be NULL for ESTEP_ROWS_PROJECTED; log_prob_norm gets n_rows values. */
 gmm_status estep_rows_cpu(estep_rows_mode mode, const double *Y, size_t ld_y, size_t comp_stride,
-                          const double *centers, const double *scales, const double *log_const,
-                          size_t n_rows, int n_components, int dim, double *log_resp,
-                          double *log_prob_norm);
+                          size_t col_block, const double *centers, const double *scales,
+                          const double *log_const, size_t n_rows, int n_components, int dim,
+                          double *log_resp, double *log_prob_norm);
 
 /* dist_to_log_resp: n_rows x n_components squared distances s_ik in, log_resp out. */
 gmm_status estep_rows_from_dist_cpu(const double *log_const, size_t n_rows, int n_components,
                                     double *dist_to_log_resp, double *log_prob_norm);
 
 gmm_status estep_rows_cuda(estep_rows_mode mode, const double *d_Y, size_t ld_y,
-                           size_t comp_stride, const double *d_centers, const double *d_scales,
-                           const double *d_log_const, size_t n_rows, int n_components, int dim,
-                           double *d_log_resp, double *d_log_prob_norm, void *stream);
+                           size_t comp_stride, size_t col_block, const double *d_centers,
+                           const double *d_scales, const double *d_log_const, size_t n_rows,
+                           int n_components, int dim, double *d_log_resp, double *d_log_prob_norm,
+                           void *stream);
 gmm_status estep_rows_f32_cuda(estep_rows_mode mode, const float *d_Y, size_t ld_y,
-                               size_t comp_stride, const double *d_centers,
+                               size_t comp_stride, size_t col_block, const double *d_centers,
                                const double *d_scales, const double *d_log_const, size_t n_rows,
                                int n_components, int dim, double *d_log_resp,
                                double *d_log_prob_norm, void *stream);

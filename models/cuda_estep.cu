@@ -1,7 +1,8 @@
 /* The CUDA backend's E-step (see backend_cuda.cu), composed from named operations: the
  * constants (log_det_cholesky_cuda, linalg/log_det.h) and the two private layout kernels below
- * once per parameter set; then per row chunk the GEMM Y = X [U_1 .. U_K] (gmm_gpu_dgemm/sgemm),
- * the row operation (estep_rows_cuda, kernels/estep_rows.h: squared distances,
+ * once per parameter set; then per row chunk the GEMM Y = X [U_1 .. U_K] (gmm_gpu_dgemm/sgemm;
+ * one GEMM per column block, skipping the zeros below the factors' diagonals, in the
+ * triangle-blocked layout of the CPU backend's cpu_estep.h), the row operation (estep_rows_cuda, kernels/estep_rows.h: squared distances,
  * log-probabilities and their log-sum-exp), and at the end the fixed-order mean of log p(x_i)
  * (reduce_sum_cuda, kernels/reduce.h).
  *
@@ -15,35 +16,48 @@
 #include "models/backend_cuda.cuh"
 #include "models/precisions.h"
 
-/* full: ucat[j, k*d + l] = U_k[j, l] (d x Kd); tied: ucat = U. Converted to T. */
+/* The GEMM's right-hand side from the factors U (n_mats x d x d, float64), converted to T.
+ * block >= d: one d x (n_mats d) matrix, ucat[j, m*d + l] = U_m[j, l] (tied: U itself).
+ * block < d: the triangle-blocked layout of the CPU backend (models/cpu_estep.h) with column
+ * blocks of width block: block J (columns [j0, j0 + w), rows [0, j1 = j0 + w)) is a j1 x
+ * (n_mats w) matrix [U_1[0:j1, J] .. U_M[0:j1, J]] stored after the blocks before it, which
+ * are all full, so it starts at n_mats block^2 J (J + 1) / 2. */
 template <typename T>
-static __global__ void ucat_kernel(const double *__restrict__ prec, int n_mats, int d, T *ucat)
+static __global__ void ucat_kernel(const double *__restrict__ prec, int n_mats, int d, int block,
+                                   T *ucat)
 {
     const int64_t dd = (int64_t)d * d, n = dd * n_mats, W = (int64_t)n_mats * d;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
          e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t k = e / dd, rem = e - k * dd, j = rem / d, l = rem - j * d;
-        ucat[j * W + k * d + l] = (T)prec[e];
+        const int64_t m = e / dd, rem = e - m * dd, j = rem / d, l = rem - j * d;
+        if (block >= d) {
+            ucat[j * W + m * d + l] = (T)prec[e];
+        } else {
+            const int64_t J = l / block, j0 = J * block, w = d - j0 < block ? d - j0 : block;
+            if (j >= j0 + w) continue; /* below the block's rows: zeros, not stored */
+            const int64_t off = (int64_t)n_mats * block * block * (J * (J + 1) / 2);
+            ucat[off + j * n_mats * w + m * w + (l - j0)] = (T)prec[e];
+        }
     }
 }
 
-/* b[k, l] = sum_j mu[k, j] U_k[j, l], with U read from ucat (the same rounded float32 values
- * the GEMM uses), so that y - b = (x - mu) U up to the GEMM's rounding; float64 takes a GEMM.
+/* b[k, l] = sum_j mu[k, j] U_k[j, l], with U rounded to T as the GEMM's copy is, so that
+ * y - b = (x - mu) U up to the GEMM's rounding; float64 takes a GEMM.
  * A block per (component, 32 columns l): its 8 warps take every 8th j, then one sums the 8
  * partial sums in order (a thread per (k, l) summing all d terms alone waited on d loads in a
  * row: 0.16 ms at d = 784, K = 10). */
 template <typename T>
-static __global__ void mean_prec_kernel(const double *__restrict__ mu, const T *__restrict__ ucat,
-                                        int K, int d, int full, double *b)
+static __global__ void mean_prec_kernel(const double *__restrict__ mu,
+                                        const double *__restrict__ prec, int K, int d, int full,
+                                        double *b)
 {
     __shared__ double part[8][33];
     const int k = blockIdx.y, l = blockIdx.x * 32 + threadIdx.x, w = threadIdx.y;
-    const int64_t W = full ? (int64_t)K * d : d;
     double s = 0;
     if (l < d) {
-        const T *u = ucat + (full ? (int64_t)k * d : 0) + l;
+        const double *u = prec + (full ? (int64_t)k * d * d : 0) + l;
         const double *m = mu + (int64_t)k * d;
-        for (int j = w; j < d; j += 8) s += m[j] * (double)u[j * W];
+        for (int j = w; j < d; j += 8) s += m[j] * (double)(T)u[(int64_t)j * d];
     }
     part[w][threadIdx.x] = s;
     __syncthreads();
@@ -52,6 +66,17 @@ static __global__ void mean_prec_kernel(const double *__restrict__ mu, const T *
         for (int q = 0; q < 8; q++) t += part[q][threadIdx.x];
         b[(int64_t)k * d + l] = t;
     }
+}
+
+/* Width of the E-step product's column blocks (d: one GEMM; so too with a GEMM per component):
+ * about d / estep_blocks, a multiple of 16 from 16 on (aligned blocks). */
+static int estep_block(const gmm_backend_ctx *c)
+{
+    const int d = c->dim;
+    if (c->estep_blocks <= 1 || (c->kgemm && c->type == GMM_COV_FULL)) return d;
+    int block = (d + c->estep_blocks - 1) / c->estep_blocks;
+    if (block >= 16) block = (block + 15) / 16 * 16;
+    return block < d ? block : d;
 }
 
 /* Derived E-step quantities: constants, [U_1 .. U_K] in the data's precision, mu_k U_k. */
@@ -64,20 +89,23 @@ gmm_status cuda_prepare_estep(gmm_backend_ctx *c)
                                    c->d_const, NULL);
     if (status != GMM_OK) goto fail;
     if (c->n_mats > 0) {
+        const int block = estep_block(c);
+        const bool full = c->type == GMM_COV_FULL;
         if (c->single) {
-            ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, (float *)c->d_ucat);
+            ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, block,
+                                                          (float *)c->d_ucat);
             GMM_LAUNCH_CHECK("ucat_kernel");
             mean_prec_kernel<float><<<dim3((d + 31) / 32, K), dim3(32, 8)>>>(
-                c->d_means, (const float *)c->d_ucat, K, d, c->type == GMM_COV_FULL, c->d_b);
+                c->d_means, c->d_prec, K, d, full, c->d_b);
             GMM_LAUNCH_CHECK("mean_prec_kernel");
         } else {
-            ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, (double *)c->d_ucat);
+            ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, block,
+                                                           (double *)c->d_ucat);
             GMM_LAUNCH_CHECK("ucat_kernel");
             /* b_k = mu_k U_k: K products of one row (full) or one K-row product (tied) */
-            const bool full = c->type == GMM_COV_FULL;
             status = gmm_gpu_dgemm_batched(c->gpu, full ? 1 : K, d, d, c->d_means, d, full ? d : 0,
-                                           (const double *)c->d_ucat, full ? K * d : d,
-                                           full ? d : 0, c->d_b, d, full ? d : 0, full ? K : 1);
+                                           c->d_prec, d, full ? (int64_t)d * d : 0, c->d_b, d,
+                                           full ? d : 0, full ? K : 1);
             if (status != GMM_OK) goto fail;
         }
     }
@@ -88,18 +116,18 @@ fail:
 
 /* The row operation for the data's precision. */
 static gmm_status estep_rows(estep_rows_mode mode, const double *Y, int64_t ld, int64_t koff,
-                             const double *b, const double *p, const double *cst, int64_t rows,
-                             int K, int d, double *lr, double *lpn, void *stream)
+                             int block, const double *b, const double *p, const double *cst,
+                             int64_t rows, int K, int d, double *lr, double *lpn, void *stream)
 {
-    return estep_rows_cuda(mode, Y, (size_t)ld, (size_t)koff, b, p, cst, (size_t)rows, K, d, lr,
-                           lpn, stream);
+    return estep_rows_cuda(mode, Y, (size_t)ld, (size_t)koff, (size_t)block, b, p, cst,
+                           (size_t)rows, K, d, lr, lpn, stream);
 }
 static gmm_status estep_rows(estep_rows_mode mode, const float *Y, int64_t ld, int64_t koff,
-                             const double *b, const double *p, const double *cst, int64_t rows,
-                             int K, int d, double *lr, double *lpn, void *stream)
+                             int block, const double *b, const double *p, const double *cst,
+                             int64_t rows, int K, int d, double *lr, double *lpn, void *stream)
 {
-    return estep_rows_f32_cuda(mode, Y, (size_t)ld, (size_t)koff, b, p, cst, (size_t)rows, K, d,
-                               lr, lpn, stream);
+    return estep_rows_f32_cuda(mode, Y, (size_t)ld, (size_t)koff, (size_t)block, b, p, cst,
+                               (size_t)rows, K, d, lr, lpn, stream);
 }
 
 /* Rows [r0, r0 + rows) (Xc, in the compute type): the GEMM (full, tied), then the row
@@ -113,7 +141,7 @@ static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64
     const T *U = (const T *)c->d_ucat;
     double *lr = c->d_log_resp + r0 * K, *lpn = c->d_lpn + r0;
     void *stream = gmm_gpu_stream(c->gpu);
-    int W = c->type == GMM_COV_FULL ? K * d : d;
+    const int W = c->type == GMM_COV_FULL ? K * d : d, block = estep_block(c);
     if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED) {
         if (c->kgemm && c->type == GMM_COV_FULL) {
             for (int k = 0; k < K; k++) {
@@ -128,25 +156,24 @@ static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64
                                            (double *)Y + (size_t)k * d, W);
                 if (status != GMM_OK) goto fail;
             }
-        } else if (c->estep_blocks > 1) {
-            /* U_k is upper triangular: column block [c0, c0 + width) of (x - mu) U_k needs only
-             * rows [0, c0 + width) of U_k; one batched GEMM over the components per block */
-            int block = (d + c->estep_blocks - 1) / c->estep_blocks;
-            if (block >= 16) block = (block + 15) / 16 * 16; /* aligned column blocks */
-            const int batch = c->type == GMM_COV_FULL ? K : 1;
-            for (int c0 = 0; c0 < d; c0 += block) {
-                const int width = d - c0 < block ? d - c0 : block;
+        } else if (block < d) {
+            /* U_k is upper triangular: column block [j0, j1) of (x - mu) U_k needs only rows
+             * [0, j1) of U_k; one GEMM over all components per block, X[:, 0:j1] times the
+             * packed block (ucat_kernel), into columns [M j0, M j1) of Y */
+            const int M = c->n_mats;
+            size_t off = 0;
+            for (int j0 = 0; j0 < d; j0 += block) {
+                const int w = d - j0 < block ? d - j0 : block, j1 = j0 + w;
                 if (c->single)
-                    status = gmm_gpu_sgemm_batched(c->gpu, (int)rows, width, c0 + width,
-                                                   (const float *)Xc, d, 0,
-                                                   (const float *)U + c0, W, d,
-                                                   (float *)Y + c0, W, d, batch);
+                    status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, M * w, j1, 1.0f,
+                                           (const float *)Xc, d, (const float *)U + off, M * w,
+                                           0.0f, (float *)Y + (size_t)M * j0, W);
                 else
-                    status = gmm_gpu_dgemm_batched(c->gpu, (int)rows, width, c0 + width,
-                                                   (const double *)Xc, d, 0,
-                                                   (const double *)U + c0, W, d,
-                                                   (double *)Y + c0, W, d, batch);
+                    status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, M * w, j1, 1.0,
+                                           (const double *)Xc, d, (const double *)U + off, M * w,
+                                           0.0, (double *)Y + (size_t)M * j0, W);
                 if (status != GMM_OK) goto fail;
+                off += (size_t)j1 * M * w;
             }
         } else {
             if (c->single)
@@ -159,11 +186,12 @@ static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64
                                        (double *)Y, W);
             if (status != GMM_OK) goto fail;
         }
-        status = estep_rows(ESTEP_ROWS_PROJECTED, Y, W, c->type == GMM_COV_FULL ? d : 0, c->d_b,
-                            NULL, c->d_const, rows, K, d, lr, lpn, stream);
+        status = estep_rows(ESTEP_ROWS_PROJECTED, Y, W, c->type == GMM_COV_FULL ? d : 0,
+                            block < d ? block : 0, c->d_b, NULL, c->d_const, rows, K, d, lr, lpn,
+                            stream);
     } else {
         status = estep_rows(c->type == GMM_COV_DIAG ? ESTEP_ROWS_DIAG : ESTEP_ROWS_SPHERICAL, Xc, d,
-                            0, c->d_means, c->d_prec, c->d_const, rows, K, d, lr, lpn, stream);
+                            0, 0, c->d_means, c->d_prec, c->d_const, rows, K, d, lr, lpn, stream);
     }
 fail:
     return status;

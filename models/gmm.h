@@ -224,10 +224,9 @@ typedef struct {
     int estep_blocks;           /* the GPU E-step's product (x - mu) U_k skips the zero blocks
                                    of the triangular U_k: column block j of the d columns (of
                                    estep_blocks) needs only the first j + 1 row blocks, one
-                                   batched GEMM over the K components per block. 0: the
-                                   default (blocks of about 112 columns for d >= 224 in fp64
-                                   and fp32, the fastest measured; one GEMM under TF32);
-                                   1: one GEMM */
+                                   GEMM over the K components per block. 0: the
+                                   default (blocks of about 112 columns for d >= 224, the
+                                   fastest measured in every precision); 1: one GEMM */
     int64_t estep_rows;         /* the GPU E-step's rows per pass (0: as many as the workspace
                                    holds): fewer keep a pass's product in the L2 cache for
                                    the row kernel that reads it */

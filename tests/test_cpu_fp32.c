@@ -187,8 +187,8 @@ static void check_blocked_equals_whole(gmm_cov_type type)
         for (int j = 0; j < D; j++) s += log(U[j * D + j]);
         lc[k] = log(m.weights[k]) + s - half_log_2pi;
     }
-    TU_CHECK_OK(estep_rows_cpu(ESTEP_ROWS_PROJECTED, Y, width, mats > 1 ? D : 0, C, NULL, lc, N,
-                               K, D, lr, ll));
+    TU_CHECK_OK(estep_rows_cpu(ESTEP_ROWS_PROJECTED, Y, width, mats > 1 ? D : 0, 0, C, NULL, lc,
+                               N, K, D, lr, ll));
     gmm_backend_ctx *ctx = NULL;
     double mean;
     TU_CHECK_OK(gmm_backend_create_f64(&gmm_backend_cpu, &ctx, X, N, D, K, type, GMM_PRECISION_FP64, NULL, NULL));

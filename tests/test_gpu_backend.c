@@ -240,7 +240,7 @@ START_TEST(test_variants)
     }
     g_tuning.factorisation = GMM_FACTOR_AUTO;
     /* the E-step's product in column blocks of the triangular factors: one GEMM, 2 and 3
-     * blocks (d = 7: widths 3, 3, 1), 8 blocks of d = 784 */
+     * blocks (d = 7: widths 4, 3 and 3, 3, 1), 8 blocks of d = 784 (widths of 112) */
     static const int blocks[] = {1, 2, 3, 8};
     for (int b = 0; b < 4; b++) {
         g_tuning.estep_blocks = blocks[b];
@@ -248,6 +248,8 @@ START_TEST(test_variants)
             compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
             compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP64, 1e-10);
             compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP32, 1e-4);
+            compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP32, 1e-4);
+            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_TF32, 2e-2);
         }
     }
     g_tuning.estep_blocks = 0;

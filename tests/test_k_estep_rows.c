@@ -1,6 +1,8 @@
 /* Check suite for the E-step's row operation (kernels/estep_rows.h): the CPU twin (and its
  * second half, estep_rows_from_dist_cpu) against naive double loops, on random shapes in every
- * mode and on extreme rows (log-probabilities all near -1e300, differing by 1000, K = 1, d = 1);
+ * mode and on extreme rows (log-probabilities all near -1e300, differing by 1000, K = 1, d = 1),
+ * and the projected mode reading a column-blocked product (full and tied, blocks of 1, 3, 16
+ * and 112 columns, the last one narrower);
  * on a GPU, estep_rows_cuda and estep_rows_f32_cuda against the CPU twin on the same inputs,
  * outputs poisoned with NaN first.
  * Bound: relative error (2-norm) <= 1e-12 for log_resp and log p(x) (float64 sums of <= 784
@@ -33,10 +35,11 @@ static const estep_rows_mode MODES[] = {ESTEP_ROWS_PROJECTED, ESTEP_ROWS_DIAG,
 static const char *MODE_NAMES[] = {"projected", "diag", "spherical"};
 
 /* The inputs of one call: Y with ld_y = width + 3 (padding never read) and a component stride
- * of d for PROJECTED when full (width K d), 0 otherwise. */
+ * of d for PROJECTED when full (width K d), 0 otherwise; col_block 0 (no blocks) unless a
+ * blocked test sets it. */
 typedef struct {
     estep_rows_mode mode;
-    size_t n, ld_y, comp_stride;
+    size_t n, ld_y, comp_stride, col_block;
     int k, d;
     double *Y, *centers, *scales, *log_const;
 } inputs;
@@ -50,6 +53,7 @@ static void make(inputs *in, const shape *s, estep_rows_mode mode, int full, uin
     size_t width = mode == ESTEP_ROWS_PROJECTED && full ? (size_t)s->k * s->d : (size_t)s->d;
     in->comp_stride = mode == ESTEP_ROWS_PROJECTED && full ? (size_t)s->d : 0;
     in->ld_y = width + 3;
+    in->col_block = 0;
     in->Y = malloc(sizeof(double) * s->n * in->ld_y);
     in->centers = malloc(sizeof(double) * s->k * s->d);
     in->scales = malloc(sizeof(double) * s->k * s->d);
@@ -66,6 +70,16 @@ static void release(inputs *in)
     free(in->Y), free(in->centers), free(in->scales), free(in->log_const);
 }
 
+/* Column of y_j of component k in a row (estep_rows.h's layouts, written out). */
+static size_t column(const inputs *in, int k, int j)
+{
+    size_t B = in->col_block, d = (size_t)in->d;
+    if (B == 0 || B >= d) return (size_t)k * in->comp_stride + (size_t)j;
+    size_t j0 = (size_t)j - (size_t)j % B, w = d - j0 < B ? d - j0 : B;
+    if (in->comp_stride == 0) return (size_t)j;
+    return j0 * (size_t)in->k + (size_t)k * w + ((size_t)j - j0);
+}
+
 /* The definition, written out: lp[i, k], then max, sum of exp, log, differences. */
 static void naive(const inputs *in, double *log_resp, double *lpn)
 {
@@ -76,7 +90,7 @@ static void naive(const inputs *in, double *log_resp, double *lpn)
         for (int k = 0; k < K; k++) {
             double s = 0;
             for (int j = 0; j < d; j++) {
-                double y = in->Y[i * in->ld_y + k * in->comp_stride + j];
+                double y = in->Y[i * in->ld_y + column(in, k, j)];
                 double c = in->centers[(size_t)k * d + j];
                 if (in->mode == ESTEP_ROWS_DIAG) {
                     double p = in->scales[(size_t)k * d + j];
@@ -105,7 +119,7 @@ static void poison(double *x, size_t n)
 
 static gmm_status run_cpu(const inputs *in, double *log_resp, double *lpn)
 {
-    return estep_rows_cpu(in->mode, in->Y, in->ld_y, in->comp_stride, in->centers,
+    return estep_rows_cpu(in->mode, in->Y, in->ld_y, in->comp_stride, in->col_block, in->centers,
                           in->mode == ESTEP_ROWS_PROJECTED ? NULL : in->scales, in->log_const,
                           in->n, in->k, in->d, log_resp, lpn);
 }
@@ -234,6 +248,39 @@ START_TEST(cpu_one_component)
 }
 END_TEST
 
+/* The column-blocked layouts: _i over BLOCKED_SHAPES x blocks x {tied, full}. */
+static const shape BLOCKED_SHAPES[] = {{33, 3, 7}, {70, 10, 784}};
+static const size_t BLOCKS[] = {1, 3, 16, 112};
+#define N_BLOCKED (int)(2 * 4 * 2)
+
+static void make_blocked(inputs *in, int i, uint64_t seed)
+{
+    make(in, &BLOCKED_SHAPES[i / 8], ESTEP_ROWS_PROJECTED, i % 2, seed);
+    in->col_block = BLOCKS[(i / 2) % 4];
+}
+
+START_TEST(cpu_blocked_matches_naive)
+{
+    inputs in;
+    make_blocked(&in, _i, 900 + _i);
+    size_t m = in.n * in.k;
+    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
+    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
+    naive(&in, ref, ref_lpn);
+    poison(lr, m), poison(lpn, in.n);
+    ck_assert_int_eq(run_cpu(&in, lr, lpn), GMM_OK);
+    expect_close("estep_rows_cpu (blocked)", &in, lr, ref, lpn, ref_lpn);
+    /* the blocked layout differs from the plain one: reading it plainly gives other numbers */
+    if (in.col_block < (size_t)in.d && in.comp_stride) {
+        in.col_block = 0;
+        ck_assert_int_eq(run_cpu(&in, lr, lpn), GMM_OK);
+        ck_assert(tu_rel_error(lpn, ref_lpn, in.n) > 1e-6);
+    }
+    free(ref), free(ref_lpn), free(lr), free(lpn);
+    release(&in);
+}
+END_TEST
+
 /* ---- the GPU versions ----------------------------------------------------------------- */
 
 /* Runs estep_rows_cuda (f32 = 0) or estep_rows_f32_cuda on in (whose Y must then hold float
@@ -263,10 +310,10 @@ static gmm_status run_gpu(const inputs *in, int f32, double *log_resp, double *l
     ck_assert_int_eq(bench_gpu_upload(d_lpn, lpn, sizeof(double) * in->n), GMM_OK);
     const double *p = in->mode == ESTEP_ROWS_PROJECTED ? NULL : d_p;
     gmm_status st =
-        f32 ? estep_rows_f32_cuda(in->mode, d_Y, in->ld_y, in->comp_stride, d_c, p, d_lc, in->n,
-                                  in->k, in->d, d_lr, d_lpn, NULL)
-            : estep_rows_cuda(in->mode, d_Y, in->ld_y, in->comp_stride, d_c, p, d_lc, in->n,
-                              in->k, in->d, d_lr, d_lpn, NULL);
+        f32 ? estep_rows_f32_cuda(in->mode, d_Y, in->ld_y, in->comp_stride, in->col_block, d_c,
+                                  p, d_lc, in->n, in->k, in->d, d_lr, d_lpn, NULL)
+            : estep_rows_cuda(in->mode, d_Y, in->ld_y, in->comp_stride, in->col_block, d_c, p,
+                              d_lc, in->n, in->k, in->d, d_lr, d_lpn, NULL);
     if (st == GMM_OK) st = bench_gpu_sync();
     if (st == GMM_OK) st = bench_gpu_download(log_resp, d_lr, sizeof(double) * m);
     if (st == GMM_OK) st = bench_gpu_download(lpn, d_lpn, sizeof(double) * in->n);
@@ -306,6 +353,31 @@ START_TEST(gpu_matches_cpu)
 }
 END_TEST
 
+START_TEST(gpu_blocked_matches_cpu)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return;
+    }
+    inputs in;
+    make_blocked(&in, _i, 950 + _i);
+    size_t m = in.n * in.k;
+    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
+    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
+    for (int f32 = 0; f32 < 2; f32++) {
+        if (f32)
+            for (size_t i = 0; i < in.n * in.ld_y; i++) in.Y[i] = (float)in.Y[i];
+        ck_assert_int_eq(run_cpu(&in, ref, ref_lpn), GMM_OK);
+        gmm_status st = run_gpu(&in, f32, lr, lpn);
+        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+        expect_close(f32 ? "estep_rows_f32_cuda (blocked)" : "estep_rows_cuda (blocked)", &in, lr,
+                     ref, lpn, ref_lpn);
+    }
+    free(ref), free(ref_lpn), free(lr), free(lpn);
+    release(&in);
+}
+END_TEST
+
 START_TEST(gpu_extremes)
 {
     if (!tu_gpu_available()) {
@@ -324,14 +396,18 @@ START_TEST(gpu_refusals)
     }
     double *d = NULL;
     ck_assert_int_eq(bench_gpu_alloc((void **)&d, sizeof(double) * 8), GMM_OK);
-    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_PROJECTED, d, 1, 0, d, NULL, d, 1,
+    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_PROJECTED, d, 1, 0, 0, d, NULL, d, 1,
                                      ESTEP_ROWS_MAX_COMPONENTS + 1, 1, d, d, NULL),
                      GMM_ERR_UNSUPPORTED);
-    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_DIAG, d, 1, 0, d, NULL, d, 1, 1, 1, d, d, NULL),
+    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_DIAG, d, 1, 0, 0, d, NULL, d, 1, 1, 1, d, d, NULL),
                      GMM_ERR_ARG);
     /* no rows: nothing to do */
-    ck_assert_int_eq(estep_rows_cuda(ESTEP_ROWS_PROJECTED, d, 1, 0, d, NULL, d, 0, 1, 1, d, d, NULL),
-                     GMM_OK);
+    ck_assert_int_eq(
+        estep_rows_cuda(ESTEP_ROWS_PROJECTED, d, 1, 0, 0, d, NULL, d, 0, 1, 1, d, d, NULL), GMM_OK);
+    /* column blocks with a stride other than 0 or dim */
+    ck_assert_int_eq(
+        estep_rows_cuda(ESTEP_ROWS_PROJECTED, d, 8, 3, 2, d, NULL, d, 1, 2, 4, d, d, NULL),
+        GMM_ERR_ARG);
     bench_gpu_free(d);
 }
 END_TEST
@@ -339,11 +415,15 @@ END_TEST
 START_TEST(bad_arguments)
 {
     double x = 1;
-    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_PROJECTED, NULL, 1, 0, &x, NULL, &x, 1, 1, 1, &x, &x),
+    ck_assert_int_eq(
+        estep_rows_cpu(ESTEP_ROWS_PROJECTED, NULL, 1, 0, 0, &x, NULL, &x, 1, 1, 1, &x, &x),
+        GMM_ERR_ARG);
+    double y[8] = {0}, lr[2], lpn[1];
+    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_PROJECTED, y, 8, 3, 2, y, NULL, y, 1, 2, 4, lr, lpn),
                      GMM_ERR_ARG);
-    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_DIAG, &x, 1, 0, &x, NULL, &x, 1, 1, 1, &x, &x),
+    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_DIAG, &x, 1, 0, 0, &x, NULL, &x, 1, 1, 1, &x, &x),
                      GMM_ERR_ARG);
-    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_SPHERICAL, &x, 1, 0, &x, &x, &x, 1, 0, 1, &x, &x),
+    ck_assert_int_eq(estep_rows_cpu(ESTEP_ROWS_SPHERICAL, &x, 1, 0, 0, &x, &x, &x, 1, 0, 1, &x, &x),
                      GMM_ERR_ARG);
     ck_assert_int_eq(estep_rows_from_dist_cpu(&x, 1, 0, &x, &x), GMM_ERR_ARG);
 }
@@ -358,7 +438,9 @@ int main(void)
     tcase_add_loop_test(tc, from_dist_matches_naive, 0, N_SHAPES);
     tcase_add_test(tc, cpu_extremes);
     tcase_add_test(tc, cpu_one_component);
+    tcase_add_loop_test(tc, cpu_blocked_matches_naive, 0, N_BLOCKED);
     tcase_add_loop_test(tc, gpu_matches_cpu, 0, N_SHAPES * 6);
+    tcase_add_loop_test(tc, gpu_blocked_matches_cpu, 0, N_BLOCKED);
     tcase_add_test(tc, gpu_extremes);
     tcase_add_test(tc, gpu_refusals);
     tcase_add_test(tc, bad_arguments);
