@@ -425,12 +425,13 @@ int main(int argc, char **argv)
         }
         printf("images written to %s/ (means_entropy.png, samples.png, typical.png)\n", images_dir);
     }
-    double t_pictures = cli_now_seconds();
+    double t_pictures = cli_now_seconds(), t_released = t_pictures;
     if (gpu) {
         /* the device is released while the file is still being written, not at exit */
         gmm_gpu_destroy(gpu);
         gpu = NULL;
         gmm_cuda_release();
+        t_released = cli_now_seconds();
     }
     if ((st = save_model_finish(&saver)) != GMM_OK) {
         rc = cli_fail(st);
@@ -448,12 +449,18 @@ int main(int argc, char **argv)
         printf("timings: data read %.3f s", t_read - t_start);
         if (opt.device != GMM_DEVICE_CPU) /* a thread started the device beside the read */
             printf(", device started %.3f s beside it", opener.seconds);
+        /* the fit's time outside its phases: mostly freeing its buffers */
+        double rest = t_fit - t_loaded - f->seconds_setup - f->seconds_init - f->seconds_em -
+                      f->seconds_scores;
         printf(", data ready %.3f s; fit: set-up %.3f s, initialisation %.3f s, EM %.3f s (%d "
-               "iterations, %.1f ms each), final scores %.3f s; summary and pictures %.3f s; "
-               "model written %.3f s beside them; %.3f s in all\n",
+               "iterations, %.1f ms each), final scores %.3f s, release %.3f s; summary and "
+               "pictures %.3f s",
                t_loaded - t_start, f->seconds_setup, f->seconds_init, f->seconds_em,
                f->n_iter_total, f->n_iter_total > 0 ? 1e3 * f->seconds_em / f->n_iter_total : 0.0,
-               f->seconds_scores, t_pictures - t_fit, saver.seconds, t_end - t_start);
+               f->seconds_scores, rest > 0 ? rest : 0.0, t_pictures - t_fit);
+        if (t_released > t_pictures) printf(", device released %.3f s", t_released - t_pictures);
+        printf("; model written %.3f s beside them; %.3f s in all\n", saver.seconds,
+               t_end - t_start);
     }
     if (args.json_path) {
         train_summary summary = {.args = &args, .opt = &opt, .ds = &ds, .model = &model,

@@ -78,18 +78,22 @@ START_TEST(test_timings_line)
     const char *line = strstr(out, "timings: data read ");
     ck_assert_msg(line != NULL, "no timings line in: %s", out);
     ck_assert_ptr_null(strstr(line, "device started")); /* --device cpu starts no device */
-    double read = -1, ready = -1, setup = -1, init = -1, em = -1, ms = -1, scores = -1, total = -1;
+    double read = -1, ready = -1, setup = -1, init = -1, em = -1, ms = -1, scores = -1, rest = -1,
+           total = -1;
     int iters = -1;
     int n = sscanf(line, "timings: data read %lf s, data ready %lf s; fit: set-up %lf s, "
                          "initialisation %lf s, EM %lf s (%d iterations, %lf ms each), final "
-                         "scores %lf s;", &read, &ready, &setup, &init, &em, &iters, &ms, &scores);
-    ck_assert_msg(n == 8, "unexpected timings line (%d fields): %s", n, line);
+                         "scores %lf s, release %lf s;", &read, &ready, &setup, &init, &em, &iters,
+                   &ms, &scores, &rest);
+    ck_assert_msg(n == 9, "unexpected timings line (%d fields): %s", n, line);
+    ck_assert_ptr_null(strstr(line, "device released")); /* nor releases one */
     const char *all = strstr(line, "beside them; ");
     ck_assert_ptr_nonnull(all);
     ck_assert_int_eq(sscanf(all, "beside them; %lf s in all", &total), 1);
     ck_assert_int_eq(iters, 4);
-    ck_assert(read >= 0 && ready >= read && setup >= 0 && init >= 0 && em >= 0 && scores >= 0);
-    ck_assert(ready + setup + init + em + scores <= total + 0.01);
+    ck_assert(read >= 0 && ready >= read && setup >= 0 && init >= 0 && em >= 0 && scores >= 0 &&
+              rest >= 0);
+    ck_assert(ready + setup + init + em + scores + rest <= total + 0.01);
     free(out);
 }
 END_TEST
