@@ -2,14 +2,15 @@
  * constants (log_det_cholesky_cuda, linalg/log_det.h) and the two private layout kernels below
  * once per parameter set; then per row chunk the GEMM Y = X [U_1 .. U_K] (gmm_gpu_dgemm/sgemm;
  * one GEMM per column block, skipping the zeros below the factors' diagonals, in the
- * triangle-blocked layout of the CPU backend's cpu_estep.h), the row operation (estep_rows_cuda, kernels/estep_rows.h: squared distances,
- * log-probabilities and their log-sum-exp), and at the end the fixed-order mean of log p(x_i)
- * (reduce_sum_cuda, kernels/reduce.h).
+ * triangle-blocked layout of the CPU backend's cpu_estep.h), the row operation
+ * (estep_rows_cuda, kernels/estep_rows.h: squared distances, log-probabilities and their
+ * log-sum-exp), and at the end the fixed-order mean of log p(x_i) (reduce_sum_cuda,
+ * kernels/reduce.h).
  *
- * [U_1 .. U_K] and mu_k U_k stay private: they are this backend's way of feeding the GEMM (in
- * the data's precision, b from the same rounded U so that y - b = (x - mu) U up to the GEMM's
- * rounding); the CPU backend's counterparts are a memcpy and one BLAS call, so there is no
- * shared arithmetic for an operation to specify. */
+ * The packed factors and mu_k U_k stay private: they are this backend's way of feeding the GEMM
+ * (in the data's precision, b from the same rounded U so that y - b = (x - mu) U up to the
+ * GEMM's rounding); the CPU backend packs the same layout on the host (cpu_estep_pack_*), and
+ * the row operation that reads it is the shared one. */
 #include "kernels/estep_rows.h"
 #include "kernels/reduce.h"
 #include "linalg/log_det.h"
