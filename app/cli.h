@@ -51,8 +51,8 @@ void cli_report_cuda(void);
 
 /* Ends the process with status rc at once (_exit, after flushing every stdio stream): what was
  * to be written is written and closed by then, and the libraries' own teardown at exit (CUDA's,
- * cuBLAS's, OpenBLAS's threads: 0.04 s of a GPU run's wall time on the H100) is skipped. Returns instead, for the
- * caller's normal return from main, in sanitizer builds (their leak checks run at exit), with
+ * cuBLAS's, OpenBLAS's threads: 0.04 s of a GPU run's wall time on the H100) is skipped.
+ * Returns instead, for the caller's normal return from main, in sanitizer builds (their leak checks run at exit), with
  * GMM_FULL_EXIT=1 in the environment (profilers and coverage tools that write at exit) and when
  * a stream could not be flushed (rc becomes 1 then, with a message). */
 int cli_quick_exit(int rc);
