@@ -52,9 +52,10 @@ void cli_report_cuda(void);
 /* Ends the process with status rc at once (_exit, after flushing every stdio stream): what was
  * to be written is written and closed by then, and the libraries' own teardown at exit (CUDA's,
  * cuBLAS's, OpenBLAS's threads: 0.04 s of a GPU run's wall time on the H100) is skipped.
- * Returns instead, for the caller's normal return from main, in sanitizer builds (their leak checks run at exit), with
- * GMM_FULL_EXIT=1 in the environment (profilers and coverage tools that write at exit) and when
- * a stream could not be flushed (rc becomes 1 then, with a message). */
+ * Returns rc instead, for the caller's normal return from main, in sanitizer builds (their leak
+ * checks run at exit) and with GMM_FULL_EXIT=1 in the environment (profilers and coverage tools
+ * that write at exit); when a stream could not be flushed it returns rc, or 1 if rc was 0, after
+ * a message. */
 int cli_quick_exit(int rc);
 
 /* gmm_device_open on a thread of its own, so that starting CUDA (context, handles: a few tenths
