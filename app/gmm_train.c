@@ -449,11 +449,11 @@ int main(int argc, char **argv)
         printf("timings: data read %.3f s", t_read - t_start);
         if (opt.device != GMM_DEVICE_CPU) /* a thread started the device beside the read */
             printf(", device started %.3f s beside it", opener.seconds);
-        /* the fit's time outside its phases: mostly freeing its buffers */
+        /* the fit's time outside its four phases (its checks before, its teardown after) */
         double rest = t_fit - t_loaded - f->seconds_setup - f->seconds_init - f->seconds_em -
                       f->seconds_scores;
         printf(", data ready %.3f s; fit: set-up %.3f s, initialisation %.3f s, EM %.3f s (%d "
-               "iterations, %.1f ms each), final scores %.3f s, release %.3f s; summary and "
+               "iterations, %.1f ms each), final scores %.3f s, other %.3f s; summary and "
                "pictures %.3f s",
                t_loaded - t_start, f->seconds_setup, f->seconds_init, f->seconds_em,
                f->n_iter_total, f->n_iter_total > 0 ? 1e3 * f->seconds_em / f->n_iter_total : 0.0,

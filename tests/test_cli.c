@@ -83,7 +83,7 @@ START_TEST(test_timings_line)
     int iters = -1;
     int n = sscanf(line, "timings: data read %lf s, data ready %lf s; fit: set-up %lf s, "
                          "initialisation %lf s, EM %lf s (%d iterations, %lf ms each), final "
-                         "scores %lf s, release %lf s;", &read, &ready, &setup, &init, &em, &iters,
+                         "scores %lf s, other %lf s;", &read, &ready, &setup, &init, &em, &iters,
                    &ms, &scores, &rest);
     ck_assert_msg(n == 9, "unexpected timings line (%d fields): %s", n, line);
     ck_assert_ptr_null(strstr(line, "device released")); /* nor releases one */
