@@ -3,6 +3,7 @@
  * keeping the best run (scikit-learn's BaseMixture.fit semantics). Empty components are
  * re-seeded by splitting the heaviest one instead of being left to degenerate. */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,45 @@ void gmm_fit_scores_free(gmm_fit_scores *scores)
     memset(scores, 0, sizeof *scores);
 }
 
+/* The model's two covariance-sized arrays are first written by the copy back after the last
+ * iteration (get_params); faulting in their fresh pages there made most of that copy's 0.03 s
+ * (98 MB at K = 10, d = 784, traced on the H100 machine), on the critical path. A thread touches
+ * them while the fit runs instead: one write of the zero already there per 4 KiB. */
+typedef struct {
+    char *arrays[2];
+    size_t bytes;
+    pthread_t thread;
+    bool started;
+} page_toucher;
+
+static void *touch_pages(void *arg)
+{
+    page_toucher *t = arg;
+    for (int a = 0; a < 2; a++) {
+        volatile char *p = t->arrays[a];
+        for (size_t off = 0; off < t->bytes; off += 4096) p[off] = 0;
+    }
+    return NULL;
+}
+
+/* Starts the thread for arrays of at least 8 MiB (else, or if no thread can be made, nothing). */
+static void touch_start(page_toucher *t, gmm_model *m)
+{
+    t->started = false;
+    t->bytes = sizeof(double) * gmm_cov_size(m->covariance_type, m->n_components, m->dim);
+    t->arrays[0] = (char *)m->covariances;
+    t->arrays[1] = (char *)m->precisions_cholesky;
+    if (t->bytes >= ((size_t)8 << 20))
+        t->started = pthread_create(&t->thread, NULL, touch_pages, t) == 0;
+}
+
+/* Waits for it; before anything else reads or writes the arrays, or frees them. */
+static void touch_join(page_toucher *t)
+{
+    if (t->started) pthread_join(t->thread, NULL);
+    t->started = false;
+}
+
 gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, double seconds_setup,
                               const gmm_data_view *data, const gmm_options *o,
                               const double *initial_resp, gmm_model *model,
@@ -265,6 +305,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
     gmm_status status = GMM_OK;
     double *resp = NULL, *nk = NULL;
     gmm_model scratch = {0};
+    page_toucher toucher = {.started = false};
     int K = o->n_components, dim = data->dim;
     const int64_t n_samples = data->n_rows, n_total = data->n_total;
     memset(model, 0, sizeof *model);
@@ -275,6 +316,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
                          "float64 matrix; a fit of data split over ranks or kept in its stored "
                          "form starts from --init kmeans", gmm_init_name(o->init));
     if ((status = gmm_model_alloc(model, K, dim, o->covariance_type)) != GMM_OK) goto fail;
+    touch_start(&toucher, model);
     if ((status = gmm_model_alloc(&scratch, K, dim, o->covariance_type)) != GMM_OK) goto fail;
     scratch.reg_covar = o->reg_covar;
     resp = malloc(sizeof(double) * (size_t)n_samples * K);
@@ -368,6 +410,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         seconds_em += now_seconds() - t_em;
         n_iter_total += iter;
         if (lb > best_lb || !have_best) {
+            touch_join(&toucher);
             if ((status = be->get_params(ctx, model)) != GMM_OK) goto fail;
             best_lb = lb;
             have_best = 1;
@@ -405,6 +448,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
             notice(o, "final E-step and per-sample scores: %.3f s", scores->seconds_scores);
     }
 fail:
+    touch_join(&toucher);
     if (status != GMM_OK) {
         if (status != GMM_INTERRUPTED) gmm_model_free(model);
         gmm_fit_scores_free(scores);
