@@ -134,27 +134,47 @@ static void expect_close(const char *what, const inputs *in, const double *lr, c
                   MODE_NAMES[in->mode], in->n, in->k, in->d, in->comp_stride, e1, e2);
 }
 
+/* One call's outputs and their reference, n x k and n values each. */
+typedef struct {
+    double *lr, *lpn, *ref, *ref_lpn;
+} outputs;
+
+static void outputs_alloc(outputs *o, const inputs *in)
+{
+    size_t m = in->n * in->k;
+    o->ref = malloc(sizeof(double) * m), o->ref_lpn = malloc(sizeof(double) * in->n);
+    o->lr = malloc(sizeof(double) * m), o->lpn = malloc(sizeof(double) * in->n);
+    ck_assert(o->ref && o->ref_lpn && o->lr && o->lpn);
+}
+
+static void outputs_free(outputs *o) { free(o->ref), free(o->ref_lpn), free(o->lr), free(o->lpn); }
+
+/* estep_rows_cpu on in (outputs poisoned first) against the naive loops. */
+static void cpu_against_naive(const inputs *in, const char *what, outputs *o)
+{
+    outputs_alloc(o, in);
+    naive(in, o->ref, o->ref_lpn);
+    poison(o->lr, in->n * in->k), poison(o->lpn, in->n);
+    ck_assert_int_eq(run_cpu(in, o->lr, o->lpn), GMM_OK);
+    expect_close(what, in, o->lr, o->ref, o->lpn, o->ref_lpn);
+}
+
 /* _i runs over shapes x modes x {tied-like, full-like} (the stride only matters for PROJECTED). */
 START_TEST(cpu_matches_naive)
 {
     const shape *s = &SHAPES[_i / 6];
     estep_rows_mode mode = MODES[(_i / 2) % 3];
     inputs in;
+    outputs o;
     make(&in, s, mode, _i % 2, 100 + _i);
-    size_t m = in.n * in.k;
-    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
-    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
-    naive(&in, ref, ref_lpn);
-    poison(lr, m), poison(lpn, in.n);
-    ck_assert_int_eq(run_cpu(&in, lr, lpn), GMM_OK);
-    expect_close("estep_rows_cpu", &in, lr, ref, lpn, ref_lpn);
+    cpu_against_naive(&in, "estep_rows_cpu", &o);
     /* each row's responsibilities sum to 1 */
     for (size_t i = 0; i < in.n; i++) {
         double t = 0;
-        for (int k = 0; k < in.k; k++) t += exp(lr[i * in.k + k]);
+        for (int k = 0; k < in.k; k++) t += exp(o.lr[i * in.k + k]);
         ck_assert_msg(fabs(t - 1) <= 1e-12, "row %zu: sum of responsibilities %.17g", i, t);
     }
-    free(ref), free(ref_lpn), free(lr), free(lpn);
+    outputs_free(&o);
     release(&in);
 }
 END_TEST
@@ -262,21 +282,16 @@ static void make_blocked(inputs *in, int i, uint64_t seed)
 START_TEST(cpu_blocked_matches_naive)
 {
     inputs in;
+    outputs o;
     make_blocked(&in, _i, 900 + _i);
-    size_t m = in.n * in.k;
-    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
-    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
-    naive(&in, ref, ref_lpn);
-    poison(lr, m), poison(lpn, in.n);
-    ck_assert_int_eq(run_cpu(&in, lr, lpn), GMM_OK);
-    expect_close("estep_rows_cpu (blocked)", &in, lr, ref, lpn, ref_lpn);
+    cpu_against_naive(&in, "estep_rows_cpu (blocked)", &o);
     /* the blocked layout differs from the plain one: reading it plainly gives other numbers */
     if (in.col_block < (size_t)in.d && in.comp_stride) {
         in.col_block = 0;
-        ck_assert_int_eq(run_cpu(&in, lr, lpn), GMM_OK);
-        ck_assert(tu_rel_error(lpn, ref_lpn, in.n) > 1e-6);
+        ck_assert_int_eq(run_cpu(&in, o.lr, o.lpn), GMM_OK);
+        ck_assert(tu_rel_error(o.lpn, o.ref_lpn, in.n) > 1e-6);
     }
-    free(ref), free(ref_lpn), free(lr), free(lpn);
+    outputs_free(&o);
     release(&in);
 }
 END_TEST
@@ -323,6 +338,26 @@ static gmm_status run_gpu(const inputs *in, int f32, double *log_resp, double *l
     return st;
 }
 
+/* estep_rows_cuda, then estep_rows_f32_cuda on in's Y rounded to float (so that the twin sees
+ * exactly what the f32 kernel reads), each against the CPU twin on the same inputs. */
+static void gpu_against_cpu(inputs *in, const char *suffix)
+{
+    outputs o;
+    char what[64];
+    outputs_alloc(&o, in);
+    for (int f32 = 0; f32 < 2; f32++) {
+        if (f32)
+            for (size_t i = 0; i < in->n * in->ld_y; i++) in->Y[i] = (float)in->Y[i];
+        ck_assert_int_eq(run_cpu(in, o.ref, o.ref_lpn), GMM_OK);
+        gmm_status st = run_gpu(in, f32, o.lr, o.lpn);
+        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
+        snprintf(what, sizeof what, "%s%s", f32 ? "estep_rows_f32_cuda" : "estep_rows_cuda",
+                 suffix);
+        expect_close(what, in, o.lr, o.ref, o.lpn, o.ref_lpn);
+    }
+    outputs_free(&o);
+}
+
 static gmm_status run_gpu_f64(const inputs *in, double *lr, double *lpn)
 {
     return run_gpu(in, 0, lr, lpn);
@@ -337,18 +372,7 @@ START_TEST(gpu_matches_cpu)
     const shape *s = &SHAPES[_i / 6];
     inputs in;
     make(&in, s, MODES[(_i / 2) % 3], _i % 2, 700 + _i);
-    size_t m = in.n * in.k;
-    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
-    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
-    for (int f32 = 0; f32 < 2; f32++) {
-        if (f32) /* float values, so that the twin sees exactly what the f32 kernel reads */
-            for (size_t i = 0; i < in.n * in.ld_y; i++) in.Y[i] = (float)in.Y[i];
-        ck_assert_int_eq(run_cpu(&in, ref, ref_lpn), GMM_OK);
-        gmm_status st = run_gpu(&in, f32, lr, lpn);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
-        expect_close(f32 ? "estep_rows_f32_cuda" : "estep_rows_cuda", &in, lr, ref, lpn, ref_lpn);
-    }
-    free(ref), free(ref_lpn), free(lr), free(lpn);
+    gpu_against_cpu(&in, "");
     release(&in);
 }
 END_TEST
@@ -361,19 +385,7 @@ START_TEST(gpu_blocked_matches_cpu)
     }
     inputs in;
     make_blocked(&in, _i, 950 + _i);
-    size_t m = in.n * in.k;
-    double *ref = malloc(sizeof(double) * m), *ref_lpn = malloc(sizeof(double) * in.n);
-    double *lr = malloc(sizeof(double) * m), *lpn = malloc(sizeof(double) * in.n);
-    for (int f32 = 0; f32 < 2; f32++) {
-        if (f32)
-            for (size_t i = 0; i < in.n * in.ld_y; i++) in.Y[i] = (float)in.Y[i];
-        ck_assert_int_eq(run_cpu(&in, ref, ref_lpn), GMM_OK);
-        gmm_status st = run_gpu(&in, f32, lr, lpn);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
-        expect_close(f32 ? "estep_rows_f32_cuda (blocked)" : "estep_rows_cuda (blocked)", &in, lr,
-                     ref, lpn, ref_lpn);
-    }
-    free(ref), free(ref_lpn), free(lr), free(lpn);
+    gpu_against_cpu(&in, " (blocked)");
     release(&in);
 }
 END_TEST
