@@ -202,20 +202,6 @@ fail:
     return status;
 }
 
-extern "C" gmm_status gmm_gpu_sgemm_batched(gmm_gpu *h, int m, int n, int k, const float *A,
-                                            int lda, long long stride_a, const float *B, int ldb,
-                                            long long stride_b, float *C, int ldc,
-                                            long long stride_c, int batch)
-{
-    gmm_status status = GMM_OK;
-    const float one = 1.0f, zero = 0.0f;
-    GMM_CUBLAS_CHECK(cublasSgemmStridedBatched(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one,
-                                               B, ldb, stride_b, A, lda, stride_a, &zero, C, ldc,
-                                               stride_c, batch));
-fail:
-    return status;
-}
-
 /* Row-major A (k x n) is column-major A^T (n x k): C = A^T A is column-major (A^T)(A^T)^T, no
  * transpose, and the row-major lower triangle is the column-major upper one. */
 extern "C" gmm_status gmm_gpu_dsyrk_at_a(gmm_gpu *h, int n, int k, double alpha, const double *A,

@@ -74,9 +74,6 @@ gmm_status gmm_gpu_sgemm(gmm_gpu *gpu, bool trans_a, bool trans_b, int m, int n,
 gmm_status gmm_gpu_dgemm_batched(gmm_gpu *gpu, int m, int n, int k, const double *A, int lda,
                                  long long stride_a, const double *B, int ldb, long long stride_b,
                                  double *C, int ldc, long long stride_c, int batch);
-gmm_status gmm_gpu_sgemm_batched(gmm_gpu *gpu, int m, int n, int k, const float *A, int lda,
-                                 long long stride_a, const float *B, int ldb, long long stride_b,
-                                 float *C, int ldc, long long stride_c, int batch);
 
 /* C_b (m x n) = alpha op(A_b) op(B_b) + beta C_b for b < batch, X_b = X + b * stride_x elements:
  * the general strided-batched product (op(A) m x k, op(B) k x n). */

@@ -23,7 +23,6 @@
     X(blas, cublasDgemm_v2)                                                                        \
     X(blas, cublasSgemm_v2)                                                                        \
     X(blas, cublasDgemmStridedBatched)                                                             \
-    X(blas, cublasSgemmStridedBatched)                                                             \
     X(blas, cublasDsyrk_v2)                                                                        \
     X(blas, cublasSsyrk_v2)                                                                        \
     X(blas, cublasDtrsm_v2)                                                                        \
@@ -60,7 +59,6 @@ extern gmm_gpu_lib_table gmm_gpu_lib;
 #define cublasDgemm_v2 (gmm_gpu_lib.cublasDgemm_v2)
 #define cublasSgemm_v2 (gmm_gpu_lib.cublasSgemm_v2)
 #define cublasDgemmStridedBatched (gmm_gpu_lib.cublasDgemmStridedBatched)
-#define cublasSgemmStridedBatched (gmm_gpu_lib.cublasSgemmStridedBatched)
 #define cublasDsyrk_v2 (gmm_gpu_lib.cublasDsyrk_v2)
 #define cublasSsyrk_v2 (gmm_gpu_lib.cublasSsyrk_v2)
 #define cublasDtrsm_v2 (gmm_gpu_lib.cublasDtrsm_v2)
