@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 int file_open_regular(const char *path, const char *expected, struct stat *sb, gmm_status *st)
@@ -72,55 +73,47 @@ uint64_t file_memory_budget(void)
     return budget;
 }
 
-#define WRITE_PIECE_BYTES ((size_t)4 << 20)
+/* At most this many pieces a pwritev (IOV_MAX is 1024 on Linux, and at least 16 by POSIX). */
+#define WRITE_BATCH 1024
 
-int file_write_segments(const char *path, const file_segment *seg, int n_seg)
+int file_write_segments(const char *path, const file_segment *seg, size_t n_seg)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) return -1;
-    size_t n_pieces = 0;
-    for (int s = 0; s < n_seg; s++) n_pieces += (seg[s].bytes + WRITE_PIECE_BYTES - 1) / WRITE_PIECE_BYTES;
-    struct piece {
-        const unsigned char *src;
-        off_t offset;
-        size_t bytes;
-    } *pieces = malloc(sizeof *pieces * (n_pieces ? n_pieces : 1));
-    if (!pieces) {
-        close(fd);
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t n = 0;
+    long iov_max = sysconf(_SC_IOV_MAX);
+    const int batch = iov_max > 0 && iov_max < WRITE_BATCH ? (int)iov_max : WRITE_BATCH;
+    struct iovec iov[WRITE_BATCH];
     off_t offset = 0;
-    for (int s = 0; s < n_seg; s++) {
-        for (size_t done = 0; done < seg[s].bytes; done += WRITE_PIECE_BYTES) {
-            size_t bytes = seg[s].bytes - done < WRITE_PIECE_BYTES ? seg[s].bytes - done
-                                                                   : WRITE_PIECE_BYTES;
-            pieces[n++] = (struct piece){(const unsigned char *)seg[s].data + done,
-                                         offset + (off_t)done, bytes};
-        }
-        offset += (off_t)seg[s].bytes;
-    }
     int failed = 0, first_errno = 0;
-#pragma omp parallel for schedule(dynamic) if (n > 2)
-    for (size_t i = 0; i < n; i++) {
-        size_t written = 0;
-        while (written < pieces[i].bytes) {
-            ssize_t r = pwrite(fd, pieces[i].src + written, pieces[i].bytes - written,
-                               pieces[i].offset + (off_t)written);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) {
-#pragma omp critical(model_write_error)
-                if (!failed) {
-                    failed = 1;
-                    first_errno = r < 0 ? errno : EIO;
-                }
-                break;
-            }
-            written += (size_t)r;
+    size_t s = 0;
+    size_t done_in_first = 0; /* bytes of seg[s] already written */
+    while (!failed && s < n_seg) {
+        int n = 0;
+        for (size_t t = s; t < n_seg && n < batch; t++) {
+            const size_t skip = t == s ? done_in_first : 0;
+            if (seg[t].bytes == skip) continue;
+            iov[n].iov_base = (void *)((const unsigned char *)seg[t].data + skip);
+            iov[n].iov_len = seg[t].bytes - skip;
+            n++;
         }
+        if (n == 0) break;
+        ssize_t r = pwritev(fd, iov, n, offset);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            failed = 1;
+            first_errno = r < 0 ? errno : EIO;
+            break;
+        }
+        offset += (off_t)r;
+        /* step over what was written: whole segments, then part of one (a short write) */
+        size_t left = (size_t)r;
+        while (s < n_seg && left >= seg[s].bytes - done_in_first) {
+            left -= seg[s].bytes - done_in_first;
+            done_in_first = 0;
+            s++;
+        }
+        done_in_first += left;
     }
-    free(pieces);
     if (!failed && fsync(fd) != 0) {
         failed = 1;
         first_errno = errno;

@@ -1,6 +1,6 @@
 /* Opening the files gmm reads (IDX data, model files): only regular files, never blocking on a
  * FIFO without a writer, and the memory a file's contents may claim; reading one whole, and
- * writing one from pieces of memory on all cores. */
+ * writing one from pieces of memory. */
 #ifndef GMM_FILE_OPEN_H
 #define GMM_FILE_OPEN_H
 
@@ -38,10 +38,11 @@ typedef struct {
     size_t bytes;
 } file_segment;
 
-/* Writes the segments back to back into a new file (created or truncated), in pieces of 4 MB on
- * all cores (pwrite at their offsets: a 100 MB model reaches the page cache several times
- * faster than through one write), then flushes it to the disk before the caller renames it (or
- * a crash could leave a renamed empty file). 0, or -1 with errno set. */
-int file_write_segments(const char *path, const file_segment *seg, int n_seg);
+/* Writes the segments back to back into a new file (created or truncated), gathered from where
+ * they are (pwritev, up to IOV_MAX segments a call, on the calling thread: ext4 and tmpfs take
+ * the file's lock for every buffered write, so writers on several cores had only spun on it),
+ * then flushes it to the disk before the caller renames it (or a crash could leave a renamed
+ * empty file). Segments of 0 bytes are allowed. 0, or -1 with errno set. */
+int file_write_segments(const char *path, const file_segment *seg, size_t n_seg);
 
 #endif

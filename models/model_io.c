@@ -116,21 +116,25 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
      * are exactly the mirror and zeros (every fit's are), else dense: nothing is ever lost. */
     const int triangular = m->covariance_type == GMM_COV_FULL || m->covariance_type == GMM_COV_TIED;
     const size_t n_mats = m->covariance_type == GMM_COV_FULL ? k : 1;
-    double *tri = NULL;
-    int packed = 0;
-    if (triangular && d > 1) {
-        const size_t n_tri = n_mats * model_triangle_size(d);
-        tri = malloc(sizeof(double) * 2 * n_tri);
-        file_advise_huge(tri, sizeof(double) * 2 * n_tri); /* 49 MB of fresh pages at K = 10 */
-        /* without the memory, the dense layout (twice the bytes) still holds the model */
-        packed = tri &&
-                 model_pack_upper(m->covariances, n_mats, d, MODEL_TRIANGLE_SYMMETRIC, tri) &&
-                 model_pack_upper(m->precisions_cholesky, n_mats, d, MODEL_TRIANGLE_UPPER,
-                                  tri + n_tri);
-    }
+    const int packed = triangular && d > 1 &&
+                       model_lower_is(m->covariances, n_mats, d, MODEL_TRIANGLE_SYMMETRIC) &&
+                       model_lower_is(m->precisions_cholesky, n_mats, d, MODEL_TRIANGLE_UPPER);
     const size_t n_cov_stored = packed ? n_mats * model_triangle_size(d) : n_cov;
-    const double *cov_stored = packed ? tri : m->covariances;
-    const double *prec_stored = packed ? tri + n_cov_stored : m->precisions_cholesky;
+    /* On a little-endian host the arrays are already the file's bytes: only the header is
+     * serialised, and the arrays are written (and their CRC taken) where they are, a packed
+     * triangle as its rows' upper parts (row i from column i on). Else everything is
+     * serialised into one buffer, the triangles packed first. */
+    const int in_place = host_is_little_endian();
+    double *tri = NULL;
+    if (packed && !in_place) {
+        tri = malloc(sizeof(double) * 2 * n_cov_stored);
+        if (!tri) return gmm_error(GMM_ERR_NOMEM, "out of memory to pack the model's triangles");
+        model_pack_upper(m->covariances, n_mats, d, MODEL_TRIANGLE_SYMMETRIC, tri);
+        model_pack_upper(m->precisions_cholesky, n_mats, d, MODEL_TRIANGLE_UPPER,
+                         tri + n_cov_stored);
+    }
+    const double *cov_stored = tri ? tri : m->covariances;
+    const double *prec_stored = tri ? tri + n_cov_stored : m->precisions_cholesky;
     size_t n_doubles = k + k * d + 2 * n_cov_stored + n_proj +
                        (space ? n_space * d + d + n_space : 0);
     size_t total = FIXED_HEADER_BYTES + path_len + image_bytes + image_pad + 8 * n_doubles + CRC_BYTES;
@@ -138,13 +142,13 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
 
     gmm_status st = GMM_OK;
     char *tmp_path = NULL;
-    /* On a little-endian host the arrays are already the file's bytes: only the header is
-     * serialised, and the arrays are written (and their CRC taken) where they are. */
-    const int in_place = host_is_little_endian();
+    file_segment *seg = NULL;
     size_t header_bytes = FIXED_HEADER_BYTES + path_len;
     size_t buf_bytes = in_place ? header_bytes + CRC_BYTES : total;
     unsigned char *buf = malloc(buf_bytes);
-    if (!buf) {
+    /* the header, 12 arrays (the two triangular ones as n_mats d rows each) and the CRC */
+    const size_t max_seg = 14 + (in_place && packed ? 2 * n_mats * d : 0);
+    if (!buf || !(seg = malloc(sizeof *seg * max_seg))) {
         st = gmm_error(GMM_ERR_NOMEM, "cannot allocate %zu bytes to serialise the model",
                        buf_bytes);
         goto fail;
@@ -181,8 +185,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     put_u32(&w, (uint32_t)path_len);
     memcpy(w.p, m->data_path, path_len);
     w.p += path_len;
-    file_segment seg[14];
-    int n_seg = 0;
+    size_t n_seg = 0;
     if (in_place) {
         const file_segment arrays[12] = {
             {m->weights, 8 * k},
@@ -201,6 +204,16 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
         seg[n_seg++] = (file_segment){buf, header_bytes};
         for (int a = 0; a < 12; a++) {
             if (!arrays[a].bytes) continue;
+            if (packed && (a == 2 || a == 3)) { /* the triangle's rows, where they are */
+                const double *A = a == 2 ? m->covariances : m->precisions_cholesky;
+                for (size_t r = 0; r < n_mats * d; r++) {
+                    const size_t i = r % d;
+                    seg[n_seg] = (file_segment){A + r * d + i, 8 * (d - i)};
+                    crc = data_crc32_update(crc, seg[n_seg].data, seg[n_seg].bytes);
+                    n_seg++;
+                }
+                continue;
+            }
             crc = data_crc32_update(crc, arrays[a].data, arrays[a].bytes);
             seg[n_seg++] = arrays[a];
         }
@@ -249,6 +262,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
 
 fail:
     free(tmp_path);
+    free(seg);
     free(buf);
     free(tri);
     return st;

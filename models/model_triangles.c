@@ -34,26 +34,25 @@ static int tile_lower_ok(const double *A, size_t d, size_t ti, size_t tj, model_
     return 1;
 }
 
+int model_lower_is(const double *A, size_t n_mats, size_t d, model_triangle_kind kind)
+{
+    const size_t n_tiles = (d + TILE - 1) / TILE;
+    for (size_t m = 0; m < n_mats; m++)
+        for (size_t ti = 0; ti < n_tiles * TILE; ti += TILE)
+            for (size_t tj = 0; tj <= ti; tj += TILE)
+                if (!tile_lower_ok(A + m * d * d, d, ti, tj, kind)) return 0;
+    return 1;
+}
+
 int model_pack_upper(const double *A, size_t n_mats, size_t d, model_triangle_kind kind,
                      double *packed)
 {
-    const size_t tri = model_triangle_size(d), n_rows = n_mats * d;
-    const size_t n_tiles = (d + TILE - 1) / TILE, n_tile_rows = n_mats * n_tiles;
-    int exact = 1;
-#pragma omp parallel for schedule(static) if (n_rows * d > 65536)
-    for (size_t r = 0; r < n_rows; r++) {
-        const size_t m = r / d, i = r % d;
-        memcpy(packed + m * tri + row_offset(i, d), A + (m * d + i) * d + i,
-               sizeof(double) * (d - i));
-    }
-#pragma omp parallel for schedule(dynamic, 1) reduction(&& : exact) if (n_rows * d > 65536)
-    for (size_t t = 0; t < n_tile_rows; t++) {
-        const size_t m = t / n_tiles, ti = (t % n_tiles) * TILE;
-        const double *Am = A + m * d * d;
-        for (size_t tj = 0; tj <= ti && exact; tj += TILE)
-            exact = exact && tile_lower_ok(Am, d, ti, tj, kind);
-    }
-    return exact;
+    const size_t tri = model_triangle_size(d);
+    for (size_t m = 0; m < n_mats; m++)
+        for (size_t i = 0; i < d; i++)
+            memcpy(packed + m * tri + row_offset(i, d), A + (m * d + i) * d + i,
+                   sizeof(double) * (d - i));
+    return model_lower_is(A, n_mats, d, kind);
 }
 
 void model_fill_lower(double *A, size_t n_mats, size_t d, model_triangle_kind kind)

@@ -1,6 +1,7 @@
 /* Check suite for models/model_io.c: bit-exact round trips for every covariance type, version-1
  * files still read, and a clear status and message (never a crash) for each way a model file
  * can be missing or damaged. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "data/file_open.h"
 #include "models/model_io.h"
 #include "models/model_triangles.h"
 #include "models/pca.h"
@@ -197,9 +199,9 @@ START_TEST(test_round_trip_all_types)
 }
 END_TEST
 
-/* A model of 17 MB is written in 4 MB pieces on several threads, each at its offset: the file
- * loads back equal, its CRC (zlib's, over the bytes as they lie in the file) checks, and its
- * length is the format's. */
+/* A model of 17 MB, its two triangular arrays written row by row from where they lie (3600 rows
+ * each: several pwritev batches of at most IOV_MAX): the file loads back equal, its CRC (zlib's,
+ * over the bytes as they lie in the file) checks, and its length is the format's. */
 START_TEST(test_large_model_written_in_pieces)
 {
     gmm_model a, b;
@@ -588,6 +590,9 @@ START_TEST(test_triangle_helpers)
                     sym[m * dd + i * d + j] = sym[m * dd + j * d + i];
                     up[m * dd + i * d + j] = 0.0;
                 }
+        ck_assert_int_eq(model_lower_is(sym, n_mats, d, MODEL_TRIANGLE_SYMMETRIC), 1);
+        ck_assert_int_eq(model_lower_is(up, n_mats, d, MODEL_TRIANGLE_UPPER), 1);
+        ck_assert_int_eq(model_lower_is(up, n_mats, d, MODEL_TRIANGLE_SYMMETRIC), d == 1);
         /* packed row by row: row i of matrix m starts at m tri + i d - i (i - 1) / 2 */
         ck_assert_int_eq(model_pack_upper(sym, n_mats, d, MODEL_TRIANGLE_SYMMETRIC, packed), 1);
         size_t at = 0;
@@ -612,7 +617,9 @@ START_TEST(test_triangle_helpers)
             const size_t e = 2 * dd + (d - 1) * d + (d - 2) / 2;
             sym[e] = nextafter(sym[e], 10.0);
             ck_assert_int_eq(model_pack_upper(sym, n_mats, d, MODEL_TRIANGLE_SYMMETRIC, packed), 0);
+            ck_assert_int_eq(model_lower_is(sym, n_mats, d, MODEL_TRIANGLE_SYMMETRIC), 0);
             up[e] = -0.0;
+            ck_assert_int_eq(model_lower_is(up, n_mats, d, MODEL_TRIANGLE_UPPER), 0);
             ck_assert_int_eq(model_pack_upper(up, n_mats, d, MODEL_TRIANGLE_UPPER, packed), 0);
         }
         free(sym);
@@ -692,12 +699,50 @@ START_TEST(test_packed_flag_errors)
 }
 END_TEST
 
+/* Segments of every length from 0 to 3 pages, 3000 of them (more than one pwritev's IOV_MAX),
+ * land back to back: the file is their concatenation, byte for byte; a path that cannot be
+ * created fails with errno set. */
+START_TEST(test_write_segments)
+{
+    const size_t n_seg = 3000;
+    file_segment *seg = malloc(sizeof *seg * n_seg);
+    size_t total = 0;
+    for (size_t s = 0; s < n_seg; s++) total += (s * 7919) % 12289;
+    unsigned char *data = malloc(total), *want = malloc(total);
+    for (size_t i = 0; i < total; i++) data[i] = (unsigned char)(i * 131 + (i >> 11));
+    /* the segments come from scattered places: segment s starts where segment n_seg-1-s would */
+    size_t out = 0;
+    for (size_t s = 0; s < n_seg; s++) {
+        const size_t len = (s * 7919) % 12289;
+        const size_t from = (total - len) * ((s * 37) % 101) / 100;
+        seg[s] = (file_segment){data + from, len};
+        memcpy(want + out, data + from, len);
+        out += len;
+    }
+    ck_assert_uint_eq(out, total);
+    const char *path = tu_tmp_path("segments.bin");
+    ck_assert_int_eq(file_write_segments(path, seg, n_seg), 0);
+    size_t n = 0;
+    unsigned char *f = read_file(path, &n);
+    ck_assert_uint_eq(n, total);
+    ck_assert_mem_eq(f, want, total);
+    free(f);
+    errno = 0;
+    ck_assert_int_eq(file_write_segments("/nonexistent-dir/x.bin", seg, 1), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    free(seg);
+    free(data);
+    free(want);
+}
+END_TEST
+
 static Suite *model_io_suite(void)
 {
     Suite *s = suite_create("model_io");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_round_trip_all_types);
     tcase_add_test(tc, test_large_model_written_in_pieces);
+    tcase_add_test(tc, test_write_segments);
     tcase_add_test(tc, test_round_trip_unknown_shape_empty_path);
     tcase_add_test(tc, test_copy);
     tcase_add_test(tc, test_missing_file);
