@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels/blas_cpu.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_info.h"
 
@@ -186,9 +187,9 @@ static void *gpu_libs_load_thread(void *arg)
 }
 
 /* CUDA's start in parts that overlap: the driver (gmm_gpu_count), then the context on this
- * thread while another loads cuBLAS and cuSOLVER (~0.1 s each on an H100 machine). The load
- * waits for the driver: beside the driver's own library load it would hold the dynamic
- * loader's lock against it, and the two would take as long as one after the other. */
+ * thread while another loads cuBLAS (~0.1 s each on an H100 machine; cuSOLVER waits for its
+ * first use). The load waits for the driver: beside the driver's own library load it would hold
+ * the dynamic loader's lock against it, and the two would take as long as one after the other. */
 static void *device_open_thread(void *arg)
 {
     cli_device_opener *o = arg;
@@ -211,6 +212,9 @@ void cli_device_open_start(cli_device_opener *opener, gmm_device device)
 {
     memset(opener, 0, sizeof *opener);
     opener->device = device;
+    /* OpenBLAS's pool, spinning from before main, would take the CPUs that CUDA's start and the
+     * data's reading need (a CPU fit after all starts it again on its first threaded call) */
+    if (device != GMM_DEVICE_CPU) la_blas_threads_release();
     /* --device cpu needs no thread (and makes no CUDA call at all) */
     if (device != GMM_DEVICE_CPU &&
         pthread_create(&opener->thread, NULL, device_open_thread, opener) == 0)

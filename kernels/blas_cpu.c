@@ -6,6 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* OpenBLAS's (pthreads build); absent from other BLAS libraries, hence weak */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
+void la_blas_threads_release(void)
+{
+    if (blas_thread_shutdown_) blas_thread_shutdown_();
+}
+
 void la_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A,
               int lda, const double *B, int ldb, double beta, double *C, int ldc)
 {

@@ -11,6 +11,15 @@
 extern "C" {
 #endif
 
+/* Ends OpenBLAS's worker threads for now, where the BLAS is OpenBLAS with its own threads
+ * (blas_thread_shutdown_; a weak reference, so nothing happens with another BLAS): OpenBLAS
+ * starts them when it loads, before main, and each spins on sched_yield for ~0.1 s waiting for
+ * work. A GPU run's first 0.15 s are CUDA's start on two threads and the data's inflation on a
+ * third; 15 spinning threads on a 16-core machine slowed the driver's start by ~0.04 s. The
+ * next threaded BLAS call starts them again (OpenBLAS re-creates its pool after a fork the same
+ * way). For programs, at their start; not thread-safe against a BLAS call running beside it. */
+void la_blas_threads_release(void);
+
 /* C (m x n) = alpha * op(A) op(B) + beta * C, op(A) m x k, op(B) k x n. */
 void la_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A,
               int lda, const double *B, int ldb, double beta, double *C, int ldc);
