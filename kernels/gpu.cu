@@ -85,6 +85,7 @@ static gmm_status solver_of(gmm_gpu *h, cusolverDnHandle_t *out)
 {
     gmm_status status = GMM_OK;
     if (!h->solver) {
+        if ((status = gmm_gpu_solver_load()) != GMM_OK) return status;
         GMM_CUSOLVER_CHECK(cusolverDnCreate(&h->solver));
         GMM_CUSOLVER_CHECK(cusolverDnSetStream(h->solver, h->stream));
     }

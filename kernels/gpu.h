@@ -23,11 +23,15 @@ extern "C" {
 
 typedef struct gmm_gpu gmm_gpu;
 
-/* Loads cuBLAS and cuSOLVER (dlopen, once per process, thread-safe; kernels/gpu_libs.cuh says
- * why they are not linked): GMM_ERR_CUDA naming the library when one cannot be loaded.
- * gmm_gpu_create calls it; a program may call it earlier on a thread of its own, after CUDA has
- * started (gmm_gpu_count) and while the context is created, to overlap the ~0.1 s it takes. */
+/* Loads cuBLAS (dlopen, once per process, thread-safe; kernels/gpu_libs.cuh says why it is not
+ * linked): GMM_ERR_CUDA naming the library when it cannot be loaded. gmm_gpu_create calls it; a
+ * program may call it earlier on a thread of its own, after CUDA has started (gmm_gpu_count) and
+ * while the context is created, to overlap the ~0.07 s it takes. */
 gmm_status gmm_gpu_libs_load(void);
+
+/* Loads cuSOLVER the same way, when a factorisation or eigensolver on the device first needs it
+ * (a default fit never does): its ~400 MB with cuSPARSE and nvJitLink stay unmapped otherwise. */
+gmm_status gmm_gpu_solver_load(void);
 
 /* Handles on the legacy default stream, TF32 off. Counts into gmm_gpu_created_count(). */
 gmm_status gmm_gpu_create(gmm_gpu **out);

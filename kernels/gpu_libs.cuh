@@ -2,7 +2,8 @@
  * the vendor headers). Linking them makes the dynamic loader run libcublasLt's ~6500 static
  * constructors before main: about 0.09 s on the H100 machine, 0.3 s on a small CPU, on every
  * start of every program, even `--help`. Loaded here, gmm_gpu_libs_load (kernels/gpu.h) can run
- * on a thread of its own while CUDA creates its context, and a CPU run never pays for it.
+ * on a thread of its own while CUDA creates its context, and a CPU run never pays for it;
+ * cuSOLVER (gmm_gpu_solver_load) waits until a factorisation first asks for it.
  *
  * Each function the project calls is a pointer in gmm_gpu_lib, typed from the vendor's own
  * declaration (decltype), filled by dlsym; the macros below send the calls in gpu.cu to those

@@ -4,6 +4,7 @@
 #include "kernels/gpu.h"
 
 gmm_status gmm_gpu_libs_load(void) { return GMM_OK; } /* nothing to load */
+gmm_status gmm_gpu_solver_load(void) { return GMM_OK; }
 gmm_status gmm_gpu_create(gmm_gpu **out)
 {
     *out = NULL;
