@@ -306,6 +306,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
     double *resp = NULL, *nk = NULL;
     gmm_model scratch = {0};
     page_toucher toucher = {.started = false};
+    bool handed_over = false; /* on_fitted has the model: never freed here after that */
     int K = o->n_components, dim = data->dim;
     const int64_t n_samples = data->n_rows, n_total = data->n_total;
     memset(model, 0, sizeof *model);
@@ -427,6 +428,10 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
                    init + 1, o->max_iter, fabs(change), o->tol);
     }
     record_training_metadata(model, o, n_total);
+    if (!stopped && o->on_fitted) {
+        o->on_fitted(o->user, model);
+        handed_over = true;
+    }
     if (stopped) {
         /* the per-sample scores would cost one more E-step over all the data: skipped */
         if (n_runs > 1)
@@ -450,7 +455,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
 fail:
     touch_join(&toucher);
     if (status != GMM_OK) {
-        if (status != GMM_INTERRUPTED) gmm_model_free(model);
+        if (status != GMM_INTERRUPTED && !handed_over) gmm_model_free(model);
         gmm_fit_scores_free(scores);
     }
     gmm_model_free(&scratch);

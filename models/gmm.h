@@ -159,6 +159,13 @@ typedef int (*gmm_should_stop_fn)(void *user);
  * image shape, blur and data path left zero for the caller). Valid during the call only. A
  * status other than GMM_OK ends the fit with it. */
 typedef gmm_status (*gmm_checkpoint_fn)(void *user, const gmm_model *so_far);
+/* The returned model is final: its parameters and training metadata are set (image shape, blur
+ * and data path are left for the caller, who may fill them here). Called once, after the last
+ * EM iteration and before the final E-step of gmm_fit_view / gmm_fit_scored, so that the caller
+ * can start on the model (write it, on a thread of its own) while the fit scores the data. From
+ * here on the model is the caller's: the fit neither changes nor frees it, even when a later
+ * step fails (free it as ever). Not called when the fit stops or fails before. */
+typedef void (*gmm_fitted_fn)(void *user, gmm_model *model);
 
 /* How the work is done, never what is computed (beyond rounding): fields of the options, not
  * environment variables (the programs map GMM_CUDA_* and GMM_CPU_CHUNK_ROWS onto them). Zero is
@@ -272,6 +279,7 @@ typedef struct {
     gmm_checkpoint_fn on_checkpoint; /* called every checkpoint_every EM iterations of an
                                         unconverged run (0 or NULL: never) */
     int checkpoint_every;
+    gmm_fitted_fn on_fitted;    /* NULL: none */
     gmm_comm *comm;             /* NULL: one process holds all the data. Else the data is split
                                    over comm's ranks (gmm_fit_view), which fit together and all
                                    return the same model (models/comm.h) */

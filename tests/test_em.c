@@ -602,7 +602,21 @@ typedef struct {
     int last_init, last_iter, n_progress;
     int checkpoints[16], n_checkpoints, copy_at;
     gmm_model copy;
+    int n_fitted, progress_at_fitted; /* on_fitted: calls, and n_progress then */
+    const gmm_model *fitted;
 } stop_probe;
+
+static void probe_fitted(void *user, gmm_model *model)
+{
+    stop_probe *p = user;
+    p->n_fitted++;
+    p->progress_at_fitted = p->n_progress;
+    p->fitted = model;
+    gmm_model_free(&p->copy);
+    ck_assert_int_eq(gmm_model_copy(&p->copy, model), GMM_OK);
+    model->image_rows = 7; /* the caller's fields: kept */
+    model->image_cols = 8;
+}
 
 static void probe_progress(void *user, int init, int iter, double lb, double change, double s)
 {
@@ -652,6 +666,7 @@ START_TEST(test_stop_keeps_model_so_far)
     o.max_iter = 100;
     o.on_progress = probe_progress;
     o.should_stop = probe_should_stop;
+    o.on_fitted = probe_fitted;
     o.user = &probe;
     gmm_fit_scores scores = {0};
     ck_assert_int_eq(gmm_fit_scored(X, SYN_N, SYN_D, &o, &stopped, &scores), GMM_INTERRUPTED);
@@ -663,6 +678,7 @@ START_TEST(test_stop_keeps_model_so_far)
     ck_assert_int_eq(stopped.n_train_samples, SYN_N);
     ck_assert_double_eq(stopped.lower_bound, limited.lower_bound);
     ck_assert_double_le(model_rel_error(&stopped, &limited), 1e-13);
+    ck_assert_int_eq(probe.n_fitted, 0); /* a stopped fit is not "fitted" */
     ck_assert_ptr_null(scores.log_likelihood); /* the final scoring was skipped */
     ck_assert_ptr_null(scores.proba);
     gmm_model_free(&limited);
@@ -743,6 +759,53 @@ START_TEST(test_checkpoints_every_n_iterations)
     gmm_model_free(&probe.copy);
     gmm_model_free(&limited);
     gmm_model_free(&full);
+    free(X);
+}
+END_TEST
+
+/* on_fitted comes once, after the last iteration of the last of n_init runs, with the model the
+ * fit returns (the same object, already equal to it bit for bit: parameters, lower bound,
+ * iterations, metadata), and the fields it fills are kept; the final scores follow as without
+ * it. */
+START_TEST(test_on_fitted_hands_final_model)
+{
+    truth t;
+    double *X = malloc(sizeof(double) * SYN_N * SYN_D);
+    make_truth(GMM_COV_FULL, &t, X, NULL);
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = SYN_K;
+    o.device = GMM_DEVICE_CPU;
+    o.n_init = 3;
+    o.seed = 11;
+    gmm_model plain = {0}, m = {0};
+    gmm_fit_scores plain_scores = {0}, fs = {0};
+    TU_CHECK_OK(gmm_fit_scored(X, SYN_N, SYN_D, &o, &plain, &plain_scores));
+    stop_probe probe = {.stop_init = -1};
+    o.on_progress = probe_progress;
+    o.on_fitted = probe_fitted;
+    o.user = &probe;
+    TU_CHECK_OK(gmm_fit_scored(X, SYN_N, SYN_D, &o, &m, &fs));
+    ck_assert_int_eq(probe.n_fitted, 1);
+    ck_assert_int_eq(probe.progress_at_fitted, probe.n_progress); /* after every iteration */
+    ck_assert_int_eq(probe.last_init, 2);
+    ck_assert_ptr_eq(probe.fitted, &m);
+    ck_assert_double_eq(probe.copy.lower_bound, m.lower_bound);
+    ck_assert_int_eq(probe.copy.n_iter, m.n_iter);
+    ck_assert_int_eq(probe.copy.converged, m.converged);
+    ck_assert_int_eq(probe.copy.n_train_samples, SYN_N);
+    ck_assert_int_eq(probe.copy.n_init, 3);
+    ck_assert_double_eq(model_rel_error(&probe.copy, &m), 0.0);
+    ck_assert_double_eq(model_rel_error(&plain, &m), 0.0);
+    ck_assert_int_eq(m.image_rows, 7);
+    ck_assert_int_eq(m.image_cols, 8);
+    ck_assert_int_eq(memcmp(fs.log_likelihood, plain_scores.log_likelihood,
+                            sizeof(double) * SYN_N), 0);
+    gmm_model_free(&probe.copy);
+    gmm_fit_scores_free(&plain_scores);
+    gmm_fit_scores_free(&fs);
+    gmm_model_free(&plain);
+    gmm_model_free(&m);
     free(X);
 }
 END_TEST
@@ -849,6 +912,7 @@ static Suite *em_suite(void)
     tcase_add_loop_test(tc, test_stop_keeps_model_so_far, 0, 4);
     tcase_add_test(tc, test_stop_skips_later_initialisations);
     tcase_add_test(tc, test_checkpoints_every_n_iterations);
+    tcase_add_test(tc, test_on_fitted_hands_final_model);
     tcase_add_loop_test(tc, test_continue_from_model, 0, 4);
     tcase_add_test(tc, test_continue_from_mismatched_model);
     suite_add_tcase(s, tc);
