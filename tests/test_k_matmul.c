@@ -1,11 +1,14 @@
 /* Check suite for the means product C = R^T X (kernels/matmul.h): the CPU twin and OpenBLAS path
  * against a naive loop; on a GPU, the CUDA kernel and cuBLAS against the CPU twin.
  * Bound: relative error (2-norm) <= 1e-12 for every version (float64 sums of <= 2049 terms). */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/bench_gpu.h"
+#include "kernels/blas_cpu.h"
 #include "kernels/matmul.h"
 #include "tests/testutil.h"
 
@@ -107,6 +110,46 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+static int thread_count(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    if (d) closedir(d);
+    return n;
+}
+
+/* A GPU run ends OpenBLAS's worker threads at its start (la_blas_threads_release): the threads
+ * the DGEMM started are gone (exactly: when this process was one thread before it, as in a
+ * forked test), a DGEMM afterwards gives the same bits as before, and the pool comes back as
+ * it was; twice is harmless. */
+START_TEST(blas_threads_release_keeps_results)
+{
+    const int n = 256;
+    double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n);
+    double *c0 = malloc(sizeof(double) * n * n), *c1 = malloc(sizeof(double) * n * n);
+    tu_fill_uniform(a, (size_t)n * n, -1.0, 1.0, 71);
+    tu_fill_uniform(b, (size_t)n * n, -1.0, 1.0, 72);
+    const int alone = thread_count() == 1;
+    la_dgemm(false, false, n, n, n, 1.0, a, n, b, n, 0.0, c0, n);
+    const int with_pool = thread_count();
+    for (int round = 0; round < 2; round++) {
+        la_blas_threads_release();
+        if (alone) ck_assert_int_eq(thread_count(), 1);
+        ck_assert_int_le(thread_count(), with_pool);
+        la_dgemm(false, false, n, n, n, 1.0, a, n, b, n, 0.0, c1, n);
+        ck_assert_mem_eq(c0, c1, sizeof(double) * n * n);
+        ck_assert_int_eq(thread_count(), with_pool);
+    }
+    free(a);
+    free(b);
+    free(c0);
+    free(c1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("k_matmul");
@@ -115,6 +158,7 @@ int main(void)
     tcase_add_loop_test(tc, cpu_matches_naive, 0, N_SHAPES);
     tcase_add_loop_test(tc, gpu_matches_cpu, 0, N_SHAPES);
     tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, blas_threads_release_keeps_results);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
