@@ -4,7 +4,7 @@
 # the working tree, then times both alternately so that the machine's drift hits both alike:
 # `gmm-bench em --iters 20 --no-fit` (Fashion-MNIST and the digits) and PAIRS
 # whole `gmm-train $FASHION_MNIST_DIR -k 10 --device gpu --timings` runs under /usr/bin/time
-# (medians printed), then three digits runs each.
+# (medians printed), then as many digits ($MNIST_DIR) pairs (medians printed).
 #   . .device/setup.sh && bench/ab_runs.sh BEFORE_DIR [PAIRS]     (PAIRS default 5)
 set -u
 cd "$(dirname "$0")/.."
@@ -42,9 +42,14 @@ for i in $(seq "$pairs"); do
   done
 done
 echo "Fashion whole run medians: before $(median <before.txt) s, after $(median <after.txt) s"
-for i in 1 2 3; do
+: >d_before.txt
+: >d_after.txt
+for i in $(seq "$pairs"); do
   for side in before after; do
     bin=${side}_bin
-    echo "digits $side $i: $(run_whole "${!bin}" "$MNIST_DIR" "d_$side.bin" | tr '\n' ' ')"
+    out=$(run_whole "${!bin}" "$MNIST_DIR" "d_$side.bin")
+    echo "digits $side $i: $(echo "$out" | tr '\n' ' ')"
+    echo "$out" | awk '/^wall/ {print $2}' >>"d_$side.txt"
   done
 done
+echo "digits whole run medians: before $(median <d_before.txt) s, after $(median <d_after.txt) s"
