@@ -60,7 +60,9 @@ int cli_quick_exit(int rc);
 
 /* gmm_device_open on a thread of its own, so that starting CUDA (context, handles: a few tenths
  * of a second) overlaps reading the data. start never fails; finish joins and returns what
- * gmm_device_open returned, with its message re-raised on the calling thread. */
+ * gmm_device_open returned, with its message re-raised on the calling thread. For a device
+ * other than the CPU, start first ends OpenBLAS's spinning pool and sets
+ * CUDA_DEVICE_MAX_CONNECTIONS=4 unless the environment already has it (one process, one GPU). */
 typedef struct {
     pthread_t thread;
     int started;

@@ -244,8 +244,12 @@ int main(int argc, char **argv)
     t_read = cli_now_seconds();
     gmm_status device_status = cli_device_open_finish(&opener, &gpu, &device_notice);
     if (opt.verbose >= 2 && opt.device != GMM_DEVICE_CPU)
-        fprintf(stderr, "gmm-train: data read in %.3f s; device started in %.3f s beside it\n",
-                t_read - t_start, opener.seconds);
+        fprintf(stderr,
+                "gmm-train: data read in %.3f s; device started in %.3f s beside it "
+                "(CUDA_DEVICE_MAX_CONNECTIONS %s)\n",
+                t_read - t_start, opener.seconds,
+                getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? getenv("CUDA_DEVICE_MAX_CONNECTIONS")
+                                                      : "unset");
     if (st == GMM_OK) st = device_status;
     if (st != GMM_OK) {
         rc = cli_fail(st);

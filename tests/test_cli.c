@@ -197,6 +197,28 @@ START_TEST(test_device_cpu_never_starts_cuda)
 }
 END_TEST
 
+/* A run that may start CUDA sets CUDA_DEVICE_MAX_CONNECTIONS=4 before CUDA's first call (its
+ * context and release are quicker with fewer hardware queues), unless the user set it; -v shows
+ * the value the device was started with. */
+START_TEST(test_cuda_connections_default)
+{
+    const char *dir = fixture_dir();
+    char *out = NULL;
+    int rc = tu_sh(&out, "env -u CUDA_DEVICE_MAX_CONNECTIONS $B/gmm-train '%s' -k 2 -v -o cn.bin "
+                   "--png '' --max-iter 2", dir);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "device started in") && strstr(out, "(CUDA_DEVICE_MAX_CONNECTIONS 4)"),
+                  "no connections default in:\n%s", out);
+    free(out);
+    rc = tu_sh(&out, "CUDA_DEVICE_MAX_CONNECTIONS=8 $B/gmm-train '%s' -k 2 -v -o cn.bin --png '' "
+               "--max-iter 2", dir);
+    ck_assert_msg(rc == 0, "%s", out);
+    ck_assert_msg(strstr(out, "(CUDA_DEVICE_MAX_CONNECTIONS 8)") != NULL,
+                  "the user's value was not kept:\n%s", out);
+    free(out);
+}
+END_TEST
+
 static double printed_lower_bound(const char *out)
 {
     const char *p = strstr(out, "converged in");
@@ -392,6 +414,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_bad_options);
     tcase_add_test(tc, test_gpu_requested_without_gpu);
     tcase_add_test(tc, test_device_cpu_never_starts_cuda);
+    tcase_add_test(tc, test_cuda_connections_default);
     tcase_add_test(tc, test_bad_data_files);
     tcase_add_test(tc, test_bad_model_files);
     tcase_add_test(tc, test_blur_recorded_in_model);
