@@ -75,6 +75,10 @@ uint64_t file_memory_budget(void)
 
 /* At most this many pieces a pwritev (IOV_MAX is 1024 on Linux, and at least 16 by POSIX). */
 #define WRITE_BATCH 1024
+/* Linux: the written pages' writeback is started every this many bytes, so that the disk works
+ * while the rest is copied and the final fsync waits for less (49 MB on the H100 machine's ext4:
+ * write + fsync 0.044-0.059 s -> 0.038-0.044 s with a start every 4 MiB; scratch test, 4 rounds) */
+#define WRITEBACK_STEP ((off_t)4 << 20)
 
 int file_write_segments(const char *path, const file_segment *seg, size_t n_seg)
 {
@@ -83,7 +87,7 @@ int file_write_segments(const char *path, const file_segment *seg, size_t n_seg)
     long iov_max = sysconf(_SC_IOV_MAX);
     const int batch = iov_max > 0 && iov_max < WRITE_BATCH ? (int)iov_max : WRITE_BATCH;
     struct iovec iov[WRITE_BATCH];
-    off_t offset = 0;
+    off_t offset = 0, writeback_from = 0;
     int failed = 0, first_errno = 0;
     size_t s = 0;
     size_t done_in_first = 0; /* bytes of seg[s] already written */
@@ -105,6 +109,13 @@ int file_write_segments(const char *path, const file_segment *seg, size_t n_seg)
             break;
         }
         offset += (off_t)r;
+#ifdef SYNC_FILE_RANGE_WRITE
+        if (offset - writeback_from >= WRITEBACK_STEP) { /* advice only: fsync reports errors */
+            (void)sync_file_range(fd, writeback_from, offset - writeback_from,
+                                  SYNC_FILE_RANGE_WRITE);
+            writeback_from = offset;
+        }
+#endif
         /* step over what was written: whole segments, then part of one (a short write) */
         size_t left = (size_t)r;
         while (s < n_seg && left >= seg[s].bytes - done_in_first) {

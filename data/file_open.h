@@ -42,7 +42,8 @@ typedef struct {
  * they are (pwritev, up to IOV_MAX segments a call, on the calling thread: ext4 and tmpfs take
  * the file's lock for every buffered write, so writers on several cores had only spun on it),
  * then flushes it to the disk before the caller renames it (or a crash could leave a renamed
- * empty file). Segments of 0 bytes are allowed. 0, or -1 with errno set. */
+ * empty file); on Linux the flush is started every 4 MiB as the writing goes on
+ * (sync_file_range). Segments of 0 bytes are allowed. 0, or -1 with errno set. */
 int file_write_segments(const char *path, const file_segment *seg, size_t n_seg);
 
 #endif
