@@ -4,6 +4,7 @@
  * column-major c x r matrix (its transpose) with the same ld. So row-major C = op(A) op(B) is
  * column-major C^T = op(B)^T op(A)^T: swap the operands and the sizes, keep the flags; a
  * row-major lower triangle is a column-major upper one. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <vector>
 #include <algorithm>
@@ -24,11 +25,52 @@ struct gmm_gpu {
     void *h_workspace;         /* host workspace of cusolverDnXtrtri (usually none) */
     size_t h_workspace_bytes;
     gmm_gpu *lanes[GPU_LANES];
+    int device;                /* the CUDA device it was created on */
+    bool warm_started;         /* gmm_gpu_blas_warm_up_start was called */
+    bool warming;              /* its thread runs: blas_of joins it */
+    pthread_t warm_thread;
+    double *d_warm;            /* the warm-up's 3 x 64 x 64 operands */
 };
 
 static long g_created; /* gmm_gpu_created_count */
 
 static cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+/* h's cuBLAS handle, once the warm-up (if any) has finished with it: every call below takes
+ * the handle from here, so no two threads ever use it at once. */
+static cublasHandle_t blas_of(gmm_gpu *h)
+{
+    if (h->warming) {
+        pthread_join(h->warm_thread, NULL);
+        h->warming = false;
+    }
+    return h->blas;
+}
+
+/* cuBLAS's first call on the warm-up's thread: a 64 x 64 DGEMM on h's stream. Its errors are
+ * dropped (a real call meets the same ones and reports them). */
+static void *blas_warm_up(void *arg)
+{
+    gmm_gpu *h = (gmm_gpu *)arg;
+    const double one = 1.0, zero = 0.0;
+    const int n = 64;
+    if (cudaSetDevice(h->device) != cudaSuccess) return NULL;
+    (void)cublasDgemm(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, h->d_warm, n,
+                      h->d_warm + n * n, n, &zero, h->d_warm + 2 * n * n, n);
+    return NULL;
+}
+
+extern "C" void gmm_gpu_blas_warm_up_start(gmm_gpu *h)
+{
+    if (!h || h->warm_started) return;
+    h->warm_started = true;
+    if (cudaMalloc((void **)&h->d_warm, sizeof(double) * 3 * 64 * 64) != cudaSuccess ||
+        cudaMemsetAsync(h->d_warm, 0, sizeof(double) * 3 * 64 * 64, h->stream) != cudaSuccess) {
+        (void)cudaGetLastError(); /* no warm-up: the first real call pays for it */
+        return;
+    }
+    h->warming = pthread_create(&h->warm_thread, NULL, blas_warm_up, h) == 0;
+}
 
 extern "C" gmm_status gmm_gpu_create(gmm_gpu **out)
 {
@@ -41,6 +83,7 @@ extern "C" gmm_status gmm_gpu_create(gmm_gpu **out)
         return status;
     }
     __atomic_add_fetch(&g_created, 1, __ATOMIC_RELAXED);
+    GMM_CUDA_CHECK(cudaGetDevice(&h->device));
     GMM_CUBLAS_CHECK(cublasCreate(&h->blas)); /* the cuSOLVER handle: on first use (solver_of) */
     *out = h;
     return GMM_OK;
@@ -70,7 +113,8 @@ extern "C" void gmm_gpu_destroy(gmm_gpu *h)
 {
     if (!h) return;
     for (int i = 0; i < GPU_LANES; i++) gmm_gpu_destroy(h->lanes[i]);
-    if (h->blas) cublasDestroy(h->blas);
+    if (h->blas) cublasDestroy(blas_of(h));
+    cudaFree(h->d_warm);
     if (h->solver) cusolverDnDestroy(h->solver);
     if (h->stream) cudaStreamDestroy(h->stream);
     cudaFree(h->d_workspace);
@@ -119,7 +163,7 @@ extern "C" gmm_status gmm_gpu_set_tf32(gmm_gpu *h, bool on)
 {
     gmm_status status = GMM_OK;
     h->tf32 = on;
-    GMM_CUBLAS_CHECK(cublasSetMathMode(h->blas, on ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    GMM_CUBLAS_CHECK(cublasSetMathMode(blas_of(h), on ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     for (int i = 0; i < GPU_LANES; i++)
         if (h->lanes[i]) GMM_CUBLAS_CHECK(cublasSetMathMode(h->lanes[i]->blas,
                                                             on ? CUBLAS_TF32_TENSOR_OP_MATH
@@ -139,6 +183,7 @@ extern "C" gmm_gpu *gmm_gpu_lane(gmm_gpu *h, int i)
         gmm_error(GMM_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    l->device = h->device;
     GMM_CUDA_CHECK(cudaStreamCreate(&l->stream));
     GMM_CUBLAS_CHECK(cublasCreate(&l->blas));
     GMM_CUBLAS_CHECK(cublasSetStream(l->blas, l->stream));
@@ -156,7 +201,7 @@ extern "C" gmm_status gmm_gpu_dgemm(gmm_gpu *h, bool trans_a, bool trans_b, int 
                                     int ldb, double beta, double *C, int ldc)
 {
     gmm_status status = GMM_OK;
-    GMM_CUBLAS_CHECK(cublasDgemm(h->blas, op(trans_b), op(trans_a), n, m, k, &alpha, B, ldb, A,
+    GMM_CUBLAS_CHECK(cublasDgemm(blas_of(h), op(trans_b), op(trans_a), n, m, k, &alpha, B, ldb, A,
                                  lda, &beta, C, ldc));
 fail:
     return status;
@@ -167,7 +212,7 @@ extern "C" gmm_status gmm_gpu_sgemm(gmm_gpu *h, bool trans_a, bool trans_b, int 
                                     float beta, float *C, int ldc)
 {
     gmm_status status = GMM_OK;
-    GMM_CUBLAS_CHECK(cublasSgemm(h->blas, op(trans_b), op(trans_a), n, m, k, &alpha, B, ldb, A,
+    GMM_CUBLAS_CHECK(cublasSgemm(blas_of(h), op(trans_b), op(trans_a), n, m, k, &alpha, B, ldb, A,
                                  lda, &beta, C, ldc));
 fail:
     return status;
@@ -182,7 +227,7 @@ extern "C" gmm_status gmm_gpu_dgemm_batched(gmm_gpu *h, int m, int n, int k, con
 {
     gmm_status status = GMM_OK;
     const double one = 1.0, zero = 0.0;
-    GMM_CUBLAS_CHECK(cublasDgemmStridedBatched(h->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one,
+    GMM_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_of(h), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one,
                                                B, ldb, stride_b, A, lda, stride_a, &zero, C, ldc,
                                                stride_c, batch));
 fail:
@@ -196,7 +241,7 @@ extern "C" gmm_status gmm_gpu_dgemm_strided(gmm_gpu *h, bool trans_a, bool trans
                                             long long stride_c, int batch)
 {
     gmm_status status = GMM_OK;
-    GMM_CUBLAS_CHECK(cublasDgemmStridedBatched(h->blas, op(trans_b), op(trans_a), n, m, k, &alpha,
+    GMM_CUBLAS_CHECK(cublasDgemmStridedBatched(blas_of(h), op(trans_b), op(trans_a), n, m, k, &alpha,
                                                B, ldb, stride_b, A, lda, stride_a, &beta, C, ldc,
                                                stride_c, batch));
 fail:
@@ -209,7 +254,7 @@ extern "C" gmm_status gmm_gpu_dsyrk_at_a(gmm_gpu *h, int n, int k, double alpha,
                                          int lda, double beta, double *C, int ldc)
 {
     gmm_status status = GMM_OK;
-    GMM_CUBLAS_CHECK(cublasDsyrk(h->blas, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, A,
+    GMM_CUBLAS_CHECK(cublasDsyrk(blas_of(h), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, A,
                                  lda, &beta, C, ldc));
 fail:
     return status;
@@ -219,7 +264,7 @@ extern "C" gmm_status gmm_gpu_ssyrk_at_a(gmm_gpu *h, int n, int k, float alpha, 
                                          int lda, float beta, float *C, int ldc)
 {
     gmm_status status = GMM_OK;
-    GMM_CUBLAS_CHECK(cublasSsyrk(h->blas, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, A,
+    GMM_CUBLAS_CHECK(cublasSsyrk(blas_of(h), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, A,
                                  lda, &beta, C, ldc));
 fail:
     return status;
@@ -297,7 +342,7 @@ extern "C" gmm_status gmm_gpu_upper_inverse(gmm_gpu *h, int n, const double *R, 
 {
     gmm_status status = GMM_OK;
     const double one = 1.0;
-    GMM_CUBLAS_CHECK(cublasDtrsm(h->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+    GMM_CUBLAS_CHECK(cublasDtrsm(blas_of(h), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                                  CUBLAS_DIAG_NON_UNIT, n, n, &one, R, ldr, U, ldu));
 fail:
     return status;
@@ -336,7 +381,7 @@ extern "C" gmm_status gmm_gpu_lower_solve(gmm_gpu *h, int n, int n_rhs, const do
 {
     gmm_status status = GMM_OK;
     const double one = 1.0;
-    GMM_CUBLAS_CHECK(cublasDtrsm(h->blas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+    GMM_CUBLAS_CHECK(cublasDtrsm(blas_of(h), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                                  CUBLAS_DIAG_NON_UNIT, n_rhs, n, &one, L, ldl, B, ldb));
 fail:
     return status;
@@ -348,7 +393,7 @@ extern "C" gmm_status gmm_gpu_dgemv(gmm_gpu *h, int n_rows, int n_cols, const do
 {
     gmm_status status = GMM_OK;
     const double one = 1.0, zero = 0.0;
-    GMM_CUBLAS_CHECK(cublasDgemv(h->blas, CUBLAS_OP_T, n_cols, n_rows, &one, A, lda, x, 1, &zero,
+    GMM_CUBLAS_CHECK(cublasDgemv(blas_of(h), CUBLAS_OP_T, n_cols, n_rows, &one, A, lda, x, 1, &zero,
                                  y, 1));
 fail:
     return status;
@@ -359,7 +404,7 @@ extern "C" gmm_status gmm_gpu_sgemv(gmm_gpu *h, int n_rows, int n_cols, const fl
 {
     gmm_status status = GMM_OK;
     const float one = 1.0f, zero = 0.0f;
-    GMM_CUBLAS_CHECK(cublasSgemv(h->blas, CUBLAS_OP_T, n_cols, n_rows, &one, A, lda, x, 1, &zero,
+    GMM_CUBLAS_CHECK(cublasSgemv(blas_of(h), CUBLAS_OP_T, n_cols, n_rows, &one, A, lda, x, 1, &zero,
                                  y, 1));
 fail:
     return status;

@@ -48,6 +48,13 @@ long gmm_gpu_created_count(void);
  * vendor calls run on, for the hand-written kernels launched beside them. */
 void *gmm_gpu_stream(const gmm_gpu *gpu);
 
+/* Makes cuBLAS's first call (its set-up and the loading of its kernels: ~45 ms of host time on
+ * the H100 machine) on a thread of its own, for a caller about to spend that long on device work
+ * that needs no cuBLAS (the k-means initialisation). Every later cuBLAS call through gpu waits
+ * for it (and so does gmm_gpu_destroy); the calls on lanes do not need to. Once per gpu; a
+ * warm-up that cannot start is skipped. */
+void gmm_gpu_blas_warm_up_start(gmm_gpu *gpu);
+
 /* Lane i (0 <= i < 16): a cuBLAS handle on a stream of its own (and a cuSOLVER handle on it,
  * made the first time the lane factors), for running independent products and factorisations
  * concurrently (the K covariance products each fill only a few SMs). Lane streams are

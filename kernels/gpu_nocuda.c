@@ -17,6 +17,7 @@ gmm_status gmm_gpu_create_on(int device, gmm_gpu **out)
     return gmm_error(GMM_ERR_NO_DEVICE, "this build has no CUDA support");
 }
 void gmm_gpu_destroy(gmm_gpu *gpu) { (void)gpu; }
+void gmm_gpu_blas_warm_up_start(gmm_gpu *gpu) { (void)gpu; }
 long gmm_gpu_created_count(void) { return 0; }
 void *gmm_gpu_stream(const gmm_gpu *gpu)
 {

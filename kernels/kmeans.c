@@ -10,6 +10,13 @@
 /* columns per task of kmeans_sums_cpu: two cache lines of a row */
 #define SUMS_COLUMN_BLOCK 16
 
+size_t kmeans_label_sums_work(int64_t n_samples, int n_components, int dim)
+{
+    if (n_samples < 1 || n_components < 1 || n_components > KMEANS_LABEL_SUMS_MAX_K || dim < 1)
+        return 0;
+    return (size_t)kmeans_label_sums_slabs(n_samples) * (size_t)n_components * (size_t)dim;
+}
+
 gmm_status kmeans_to_double_cpu(const float *x, size_t n, double *y)
 {
     if ((!x || !y) && n) return BAD_ARGS("kmeans_to_double_cpu");

@@ -266,6 +266,141 @@ fail:
     return status;
 }
 
+/* ---- the same without a GEMM ---------------------------------------------------------------- */
+
+#define ASSIGN_TILE 16 /* centers a warp sums in registers per pass over its row */
+#define ASSIGN_WARPS 8 /* rows (warps) per block */
+
+/* A warp per row: the dots x_i . c_k for ASSIGN_TILE centers at a time (lanes over the columns,
+ * then a butterfly sum: every lane holds the totals), then as assign_kernel. */
+static __global__ void __launch_bounds__(32 * ASSIGN_WARPS)
+    assign_rows_kernel(const double *__restrict__ X, int64_t n, int d, const double *__restrict__ C,
+                       const double *__restrict__ xn, const double *__restrict__ cn, int K,
+                       int *labels, double *min_dist, double *onehot, unsigned long long *changed)
+{
+    __shared__ unsigned int block_changed;
+    if (threadIdx.x == 0) block_changed = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const int64_t i = blockIdx.x * (int64_t)ASSIGN_WARPS + threadIdx.x / 32;
+    if (i < n) {
+        const double *x = X + i * d;
+        int best = 0;
+        double bd = INFINITY;
+        for (int k0 = 0; k0 < K; k0 += ASSIGN_TILE) {
+            const int kn = K - k0 < ASSIGN_TILE ? K - k0 : ASSIGN_TILE;
+            const double *c = C + (size_t)k0 * d;
+            double acc[ASSIGN_TILE];
+#pragma unroll
+            for (int t = 0; t < ASSIGN_TILE; t++) acc[t] = 0;
+            for (int j = lane; j < d; j += 32) {
+                const double xv = x[j];
+#pragma unroll
+                for (int t = 0; t < ASSIGN_TILE; t++)
+                    if (t < kn) acc[t] = fma(xv, c[(size_t)t * d + j], acc[t]);
+            }
+#pragma unroll
+            for (int t = 0; t < ASSIGN_TILE; t++) {
+                if (t >= kn) break; /* uniform across the warp */
+                double v = acc[t];
+                for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+                const double dd = xn[i] - 2 * v + cn[k0 + t];
+                if (dd < bd) {
+                    bd = dd;
+                    best = k0 + t;
+                }
+            }
+        }
+        if (lane == 0) {
+            if (labels[i] != best) atomicAdd(&block_changed, 1u);
+            labels[i] = best;
+            min_dist[i] = bd < 0 ? 0 : bd;
+        }
+        if (onehot)
+            for (int k = lane; k < K; k += 32) onehot[i * K + k] = k == best ? 1.0 : 0.0;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && block_changed && changed)
+        atomicAdd(changed, (unsigned long long)block_changed);
+}
+
+gmm_status kmeans_assign_rows_cuda(const double *d_X, int64_t n_samples, int dim,
+                                   const double *d_centers, const double *d_x_norm,
+                                   const double *d_c_norm, int n_components, int *d_labels,
+                                   double *d_min_dist, double *d_onehot,
+                                   unsigned long long *d_n_changed, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_X || !d_centers || !d_x_norm || !d_c_norm || !d_labels || !d_min_dist ||
+        n_samples < 1 || dim < 1 || n_components < 1)
+        return gmm_error(GMM_ERR_ARG, "kmeans_assign_rows_cuda: bad arguments");
+    if (d_n_changed)
+        GMM_CUDA_CHECK(cudaMemsetAsync(d_n_changed, 0, sizeof(unsigned long long),
+                                       as_stream(stream)));
+    assign_rows_kernel<<<(unsigned)((n_samples + ASSIGN_WARPS - 1) / ASSIGN_WARPS),
+                         32 * ASSIGN_WARPS, 0, as_stream(stream)>>>(
+        d_X, n_samples, dim, d_centers, d_x_norm, d_c_norm, n_components, d_labels, d_min_dist,
+        d_onehot, d_n_changed);
+    GMM_LAUNCH_CHECK("assign_rows_kernel");
+fail:
+    return status;
+}
+
+/* Block (column tile, row slab): thread t owns column j of the tile and adds each row of the
+ * slab into its label's sum in shared memory (sums[k * cols + t]; no other thread touches it),
+ * then writes the slab's K sums of its column to partial[slab][k][j]. */
+static __global__ void label_sums_kernel(const double *__restrict__ X, int64_t n, int d,
+                                         const int *__restrict__ labels, int K, int64_t per,
+                                         double *__restrict__ partial)
+{
+    extern __shared__ double sums[];
+    const int cols = blockDim.x, t = threadIdx.x, j = blockIdx.x * cols + t;
+    for (int k = 0; k < K; k++) sums[k * cols + t] = 0;
+    const int64_t r0 = blockIdx.y * per, r1 = r0 + per < n ? r0 + per : n;
+    if (j >= d) return;
+#pragma unroll 4
+    for (int64_t i = r0; i < r1; i++) sums[labels[i] * cols + t] += X[i * d + j];
+    for (int k = 0; k < K; k++) partial[((size_t)blockIdx.y * K + k) * d + j] = sums[k * cols + t];
+}
+
+/* sums[e] = the slabs' partial sums of entry e, in slab order */
+static __global__ void label_sums_finish_kernel(const double *__restrict__ partial, int S,
+                                                size_t Kd, double *__restrict__ sums)
+{
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < Kd;
+         e += (size_t)gridDim.x * blockDim.x) {
+        double s = 0;
+        for (int b = 0; b < S; b++) s += partial[(size_t)b * Kd + e];
+        sums[e] = s;
+    }
+}
+
+gmm_status kmeans_label_sums_cuda(const double *d_X, int64_t n_samples, int dim,
+                                  const int *d_labels, int n_components, double *d_sums,
+                                  int *d_counts, double *d_work, void *stream)
+{
+    gmm_status status = GMM_OK;
+    const int K = n_components;
+    if (!d_X || !d_labels || !d_sums || !d_counts || !d_work || n_samples < 1 || dim < 1 ||
+        K < 1 || K > KMEANS_LABEL_SUMS_MAX_K)
+        return gmm_error(GMM_ERR_ARG, "kmeans_label_sums_cuda: bad arguments");
+    const int S = kmeans_label_sums_slabs(n_samples);
+    const int64_t per = (n_samples + S - 1) / S;
+    /* 128 columns a block while K of them fit in 48 KB of shared memory, else 32 */
+    const int cols = K <= 48 ? 128 : 32;
+    const size_t Kd = (size_t)K * dim;
+    label_sums_kernel<<<dim3((dim + cols - 1) / cols, S), cols, sizeof(double) * K * cols,
+                        as_stream(stream)>>>(d_X, n_samples, dim, d_labels, K, per, d_work);
+    GMM_LAUNCH_CHECK("label_sums_kernel");
+    label_sums_finish_kernel<<<grid_for((int64_t)Kd, 256), 256, 0, as_stream(stream)>>>(
+        d_work, S, Kd, d_sums);
+    GMM_LAUNCH_CHECK("label_sums_finish_kernel");
+    label_counts_kernel<<<K, KM_THREADS, 0, as_stream(stream)>>>(d_labels, n_samples, d_counts);
+    GMM_LAUNCH_CHECK("label_counts_kernel");
+fail:
+    return status;
+}
+
 gmm_status kmeans_argmax_cuda(const double *d_x, int64_t n, int64_t *d_index, void *stream)
 {
     gmm_status status = GMM_OK;

@@ -77,6 +77,32 @@ gmm_status kmeans_sums_cuda(gmm_gpu *gpu, const double *d_X, int64_t n_samples, 
                             const int *d_labels, const double *d_onehot, int n_components,
                             double *d_sums, int *d_counts);
 
+/* The two steps above straight from the data, without a GEMM (so a k-means makes no cuBLAS
+ * call, and cuBLAS's first call can be made beside it). Assign: the same as dots = X C^T then
+ * kmeans_assign (its CPU twin), one warp per row, the K dots summed by the warp in a different
+ * order than a GEMM's (distances agree to rounding; a tie within rounding may pick the other
+ * center). Sums: as kmeans_sums_cpu, the rows summed by label in row slabs (a thread per
+ * column, a block's K x columns sums in shared memory), then the slabs in order (a fixed order:
+ * the same bits every run); the counts exact. d_work holds kmeans_label_sums_work(n_samples,
+ * n_components, dim) doubles; that is 0 when K is too large for the shared sums (more than
+ * 192): then use kmeans_sums_cuda. */
+gmm_status kmeans_assign_rows_cuda(const double *d_X, int64_t n_samples, int dim,
+                                   const double *d_centers, const double *d_x_norm,
+                                   const double *d_c_norm, int n_components, int *d_labels,
+                                   double *d_min_dist, double *d_onehot,
+                                   unsigned long long *d_n_changed, void *stream);
+size_t kmeans_label_sums_work(int64_t n_samples, int n_components, int dim);
+/* (the row slabs of kmeans_label_sums_cuda: one per 256 rows, at most 64) */
+#define KMEANS_LABEL_SUMS_MAX_K 192
+static inline int kmeans_label_sums_slabs(int64_t n_samples)
+{
+    int64_t s = (n_samples + 255) / 256;
+    return s < 1 ? 1 : s > 64 ? 64 : (int)s;
+}
+gmm_status kmeans_label_sums_cuda(const double *d_X, int64_t n_samples, int dim,
+                                  const int *d_labels, int n_components, double *d_sums,
+                                  int *d_counts, double *d_work, void *stream);
+
 /* *index = the first index of the largest x[i] (the sample farthest from its center, for an
  * empty cluster). x must hold no NaN. CUDA: one block, *d_index on the device. */
 gmm_status kmeans_argmax_cpu(const double *x, int64_t n, int64_t *index);

@@ -37,6 +37,20 @@ gmm_status kmeans_sums_cuda(gmm_gpu *gpu, const double *d_X, int64_t n_samples, 
 {
     return NO_DEVICE("kmeans_sums_cuda");
 }
+gmm_status kmeans_assign_rows_cuda(const double *d_X, int64_t n_samples, int dim,
+                                   const double *d_centers, const double *d_x_norm,
+                                   const double *d_c_norm, int n_components, int *d_labels,
+                                   double *d_min_dist, double *d_onehot,
+                                   unsigned long long *d_n_changed, void *stream)
+{
+    return NO_DEVICE("kmeans_assign_rows_cuda");
+}
+gmm_status kmeans_label_sums_cuda(const double *d_X, int64_t n_samples, int dim,
+                                  const int *d_labels, int n_components, double *d_sums,
+                                  int *d_counts, double *d_work, void *stream)
+{
+    return NO_DEVICE("kmeans_label_sums_cuda");
+}
 gmm_status kmeans_argmax_cuda(const double *d_x, int64_t n, int64_t *d_index, void *stream)
 {
     return NO_DEVICE("kmeans_argmax_cuda");

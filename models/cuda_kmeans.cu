@@ -4,7 +4,9 @@
  * device; per Lloyd iteration the K x d centers and K counts cross, per k-means++ seed the draws
  * and the candidates' potentials. The data is read in float64 through the chunk loops of
  * cuda_chunks.cu (in place when it is resident float64; per-row results at the chunk's offset),
- * the chunks' k-means sums and counts added on the host. */
+ * the chunks' k-means sums and counts added on the host. Lloyd's steps make no cuBLAS call (the
+ * GEMM-free assignment and label sums; the GEMM sums only past KMEANS_LABEL_SUMS_MAX_K
+ * components), so that cuBLAS's first call can be made beside them. */
 #include "kernels/kmeans.h"
 #include "models/backend_cuda.cuh"
 #include "models/kmeans.h"
@@ -16,7 +18,7 @@ typedef struct {
     void *stream;             /* the resources object's stream (the GEMMs run there too) */
     double *d_x_norm;         /* N */
     double *d_min_dist;       /* N: c->d_lpn */
-    double *d_dots;           /* N x K: c->d_log_resp */
+    double *d_sum_work;       /* kmeans_label_sums_work(N, K, d); NULL: the GEMM sums */
     double *d_onehot;         /* N x K: c->d_resp, the one-hot of the labels after every assign */
     double *d_centers;        /* K x d: c->d_means */
     double *d_c_norm;         /* K: c->d_const */
@@ -95,16 +97,14 @@ static gmm_status gpu_assign(void *ctx, const double *centers, int64_t *n_change
     if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, c->n_samples, &L)) != GMM_OK) goto fail;
     while (cuda_chunks_next(&L, &status)) {
         const int64_t r0 = L.r0;
-        if ((status = gmm_gpu_dgemm(c->gpu, false, true, (int)L.rows, K, d, 1.0,
-                                    (const double *)L.X, d, g->d_centers, d, 0.0,
-                                    g->d_dots + r0 * K, K)) != GMM_OK)
-            goto fail;
         /* the one-hot matrix is written on every pass, so after the loop it is the final
          * labels' */
-        if ((status = kmeans_assign_cuda(g->d_dots + r0 * K, g->d_x_norm + r0, g->d_c_norm,
-                                         L.rows, K, g->d_labels + r0, g->d_min_dist + r0,
-                                         g->d_onehot + r0 * K, n_changed ? g->d_changed : NULL,
-                                         g->stream)) != GMM_OK)
+        if ((status = kmeans_assign_rows_cuda((const double *)L.X, L.rows, d, g->d_centers,
+                                              g->d_x_norm + r0, g->d_c_norm, K,
+                                              g->d_labels + r0, g->d_min_dist + r0,
+                                              g->d_onehot + r0 * K,
+                                              n_changed ? g->d_changed : NULL, g->stream)) !=
+            GMM_OK)
             goto fail;
         if (n_changed) {
             GMM_CUDA_CHECK(cudaMemcpy(&changed, g->d_changed, sizeof changed,
@@ -129,10 +129,13 @@ static gmm_status gpu_update(void *ctx, double *sums, int *counts)
     if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, c->n_samples, &L)) != GMM_OK) goto fail;
     while (cuda_chunks_next(&L, &status)) {
         const bool first = L.r0 == 0;
-        if ((status = kmeans_sums_cuda(c->gpu, (const double *)L.X, L.rows, d,
-                                       g->d_labels + L.r0, g->d_onehot + L.r0 * K, K, g->d_sums,
-                                       g->d_counts)) != GMM_OK)
-            goto fail;
+        status = g->d_sum_work
+                     ? kmeans_label_sums_cuda((const double *)L.X, L.rows, d, g->d_labels + L.r0,
+                                              K, g->d_sums, g->d_counts, g->d_sum_work, g->stream)
+                     : kmeans_sums_cuda(c->gpu, (const double *)L.X, L.rows, d,
+                                        g->d_labels + L.r0, g->d_onehot + L.r0 * K, K, g->d_sums,
+                                        g->d_counts);
+        if (status != GMM_OK) goto fail;
         GMM_CUDA_CHECK(cudaMemcpy(first ? sums : g->h_sums, g->d_sums, sizeof(double) * Kd,
                                   cudaMemcpyDeviceToHost));
         GMM_CUDA_CHECK(cudaMemcpy(first ? counts : g->h_counts, g->d_counts, sizeof(int) * K,
@@ -184,10 +187,10 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
 
     c->have_params = false;
     c->resp_state = 0;
+    gmm_gpu_blas_warm_up_start(c->gpu); /* (when no k-means++ started it) */
     g.c = c;
     g.stream = gmm_gpu_stream(c->gpu);
     g.d_min_dist = c->d_lpn;
-    g.d_dots = c->d_log_resp;
     g.d_onehot = c->d_resp;
     g.d_centers = c->d_means;
     g.d_c_norm = c->d_const;
@@ -205,6 +208,8 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     DMALLOC(g.d_counts, sizeof(int) * K);
     DMALLOC(g.d_changed, sizeof(unsigned long long));
     DMALLOC(g.d_far, sizeof(int64_t));
+    if (kmeans_label_sums_work(N, K, d) > 0)
+        DMALLOC(g.d_sum_work, sizeof(double) * kmeans_label_sums_work(N, K, d));
 
     if ((status = gmm_kmeans_run(&steps, c->comm, c->n_total, d, K, max_iter, centers,
                                  NULL)) != GMM_OK)
@@ -224,6 +229,7 @@ fail:
     cudaFree(g.d_counts);
     cudaFree(g.d_changed);
     cudaFree(g.d_far);
+    cudaFree(g.d_sum_work);
     free(g.h_sums);
     free(g.h_counts);
     free(labels);
@@ -350,6 +356,8 @@ gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indic
                                  gpu_kpp_row};
     g.c = c;
     g.stream = gmm_gpu_stream(c->gpu);
+    /* k-means++ and Lloyd make no cuBLAS call: cuBLAS's first one runs beside them */
+    gmm_gpu_blas_warm_up_start(c->gpu);
     DMALLOC(g.d_closest, sizeof(double) * N);
     DMALLOC(g.d_cand_dist, sizeof(double) * N * T);
     DMALLOC(g.d_draws, sizeof(double) * T);

@@ -400,6 +400,13 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(kmeans_argmax_cpu(&x, 0, &idx), GMM_ERR_ARG);
     idx = 5;
     ck_assert_int_eq(kmeans_pp_distances_cpu(&x, 1, 1, &idx, 1, NULL, &x), GMM_ERR_ARG);
+    /* the GEMM-free label sums' workspace: one slab per 256 rows, at most 64; none past 192
+     * components (the GEMM sums then) */
+    ck_assert_uint_eq(kmeans_label_sums_work(1, 1, 1), 1);
+    ck_assert_uint_eq(kmeans_label_sums_work(257, 10, 784), 2 * 10 * 784);
+    ck_assert_uint_eq(kmeans_label_sums_work(60000, 192, 784), 64 * 192 * 784);
+    ck_assert_uint_eq(kmeans_label_sums_work(60000, 193, 784), 0);
+    ck_assert_uint_eq(kmeans_label_sums_work(0, 10, 784), 0);
 }
 END_TEST
 
@@ -551,6 +558,40 @@ START_TEST(gpu_assign_sums_argmax)
     ck_assert_msg(err(g, sums, (size_t)k * d) <= BOUND, "sums %lldx%dx%d: %g", (long long)n, d, k,
                   err(g, sums, (size_t)k * d));
 
+    /* the same without a GEMM: the assignment from X and the centers (from the previous labels
+     * again), then the label sums */
+    double *d_C = dup_to_device(f.C, sizeof(double) * k * d);
+    GPU_OK(bench_gpu_upload(d_lab, f.prev, sizeof(int) * n));
+    gch = 12345;
+    GPU_OK(bench_gpu_upload(d_changed, &gch, sizeof gch));
+    GPU_OK(bench_gpu_upload(d_min, onehot, sizeof(double) * n)); /* overwritten */
+    GPU_OK(kmeans_assign_rows_cuda(d_X, n, d, d_C, d_xn, d_cn, k, d_lab, d_min, d_onehot,
+                                   d_changed, NULL));
+    down(&gch, d_changed, sizeof gch);
+    ck_assert_int_eq((int64_t)gch, changed);
+    down(glab, d_lab, sizeof(int) * n);
+    for (int64_t i = 0; i < n; i++) ck_assert_int_eq(glab[i], lab[i]);
+    down(g, d_min, sizeof(double) * n);
+    ck_assert_msg(err(g, min, n) <= BOUND, "rows min_dist: %g", err(g, min, n));
+    down(g, d_onehot, sizeof(double) * nk);
+    ck_assert(memcmp(g, onehot, sizeof(double) * nk) == 0);
+    GPU_OK(kmeans_assign_rows_cuda(d_X, n, d, d_C, d_xn, d_cn, k, d_lab, d_min, NULL, d_changed,
+                                   NULL));
+    down(&gch, d_changed, sizeof gch);
+    ck_assert_int_eq((int64_t)gch, 0);
+    size_t work = kmeans_label_sums_work(n, k, d);
+    ck_assert_uint_gt(work, 0);
+    double *d_work = dpoisoned(work), *d_sums2 = dpoisoned((size_t)k * d);
+    for (int c = 0; c < k; c++) gcounts[c] = -1;
+    GPU_OK(bench_gpu_upload(d_counts, gcounts, sizeof(int) * k));
+    GPU_OK(kmeans_label_sums_cuda(d_X, n, d, d_lab, k, d_sums2, d_counts, d_work, NULL));
+    down(gcounts, d_counts, sizeof(int) * k);
+    for (int c = 0; c < k; c++) ck_assert_int_eq(gcounts[c], counts[c]);
+    down(g, d_sums2, sizeof(double) * k * d);
+    ck_assert_msg(err(g, sums, (size_t)k * d) <= BOUND, "label sums %lldx%dx%d: %g",
+                  (long long)n, d, k, err(g, sums, (size_t)k * d));
+    bench_gpu_free(d_C), bench_gpu_free(d_work), bench_gpu_free(d_sums2);
+
     /* argmax of the distances, then with the maximum repeated (the first wins) */
     int64_t far = -1, gfar = -1;
     int64_t *d_far = dalloc(sizeof(int64_t));
@@ -576,6 +617,44 @@ START_TEST(gpu_assign_sums_argmax)
     bench_gpu_free(d_counts), bench_gpu_free(d_far);
     free(lab), free(glab), free(min), free(onehot), free(g), free(sums), free(counts), free(gcounts);
     release(&f);
+}
+END_TEST
+
+/* The label sums past 48 components (32 columns a block) up to the most, 192, with clusters
+ * left empty, and a row count past several slabs. */
+START_TEST(gpu_label_sums_many)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return;
+    }
+    const int ks[] = {49, 192}, d = 37;
+    const int64_t n = 3001;
+    const int k = ks[_i];
+    double *X = xmalloc(sizeof(double) * n * d), *sums = xmalloc(sizeof(double) * k * d);
+    double *g = xmalloc(sizeof(double) * k * d);
+    int *lab = xmalloc(sizeof(int) * n), *counts = xmalloc(sizeof(int) * k);
+    int *gcounts = xmalloc(sizeof(int) * k);
+    tu_fill_uniform(X, (size_t)n * d, -3.0, 5.0, 77 + _i);
+    for (int64_t i = 0; i < n; i++) lab[i] = (int)((i * 7 + i / 5) % (k - 3)); /* 3 empty */
+    ck_assert_int_eq(kmeans_sums_cpu(X, n, d, lab, k, sums, counts), GMM_OK);
+    double *d_X = dup_to_device(X, sizeof(double) * n * d), *d_sums = dpoisoned((size_t)k * d);
+    double *d_work = dpoisoned(kmeans_label_sums_work(n, k, d));
+    int *d_lab = dup_to_device(lab, sizeof(int) * n), *d_counts = dalloc(sizeof(int) * k);
+    GPU_OK(kmeans_label_sums_cuda(d_X, n, d, d_lab, k, d_sums, d_counts, d_work, NULL));
+    down(gcounts, d_counts, sizeof(int) * k);
+    for (int c = 0; c < k; c++) ck_assert_int_eq(gcounts[c], counts[c]);
+    ck_assert_int_eq(counts[k - 1], 0);
+    down(g, d_sums, sizeof(double) * k * d);
+    ck_assert_msg(err(g, sums, (size_t)k * d) <= BOUND, "label sums K = %d: %g", k,
+                  err(g, sums, (size_t)k * d));
+    ck_assert_int_eq(kmeans_label_sums_cuda(d_X, n, d, d_lab, 193, d_sums, d_counts, d_work,
+                                            NULL),
+                     GMM_ERR_ARG);
+    gmm_error_clear();
+    bench_gpu_free(d_X), bench_gpu_free(d_sums), bench_gpu_free(d_work), bench_gpu_free(d_lab);
+    bench_gpu_free(d_counts);
+    free(X), free(sums), free(g), free(lab), free(counts), free(gcounts);
 }
 END_TEST
 
@@ -686,6 +765,7 @@ int main(void)
     tcase_add_loop_test(tc, gpu_norms_and_means, 0, N_SHAPES);
     tcase_add_loop_test(tc, gpu_assign_sums_argmax, 0, N_SHAPES);
     tcase_add_loop_test(tc, gpu_pp, 0, N_SHAPES);
+    tcase_add_loop_test(tc, gpu_label_sums_many, 0, 2);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
