@@ -173,6 +173,7 @@ void cli_apply_environment(gmm_tuning *tuning)
         else if (strcmp(v, "lower") == 0) tuning->cov_product = GMM_COV_PRODUCT_LOWER;
         else if (strcmp(v, "tiled") == 0) tuning->cov_kernel = GMM_COV_KERNEL_TILED;
     }
+    if ((v = env_value("GMM_CUDA_KMEANS")) && strcmp(v, "gemm") == 0) tuning->kmeans_gemm = 1;
     if ((v = env_value("GMM_CUDA_MEANS"))) {
         if (strcmp(v, "matmul") == 0) tuning->means_product = GMM_MEANS_PRODUCT_MATMUL;
         else if (strcmp(v, "gemm") == 0) tuning->means_product = GMM_MEANS_PRODUCT_GEMM;

@@ -4,12 +4,20 @@
  * device; per Lloyd iteration the K x d centers and K counts cross, per k-means++ seed the draws
  * and the candidates' potentials. The data is read in float64 through the chunk loops of
  * cuda_chunks.cu (in place when it is resident float64; per-row results at the chunk's offset),
- * the chunks' k-means sums and counts added on the host. Lloyd's steps make no cuBLAS call (the
- * GEMM-free assignment and label sums; the GEMM sums only past KMEANS_LABEL_SUMS_MAX_K
- * components), so that cuBLAS's first call can be made beside them. */
+ * the chunks' k-means sums and counts added on the host. On data of up to KMEANS_GEMM_FREE_MOST
+ * values Lloyd's steps make no cuBLAS call (the GEMM-free assignment and label sums), so that
+ * cuBLAS's first call is made beside them; on more, and past KMEANS_LABEL_SUMS_MAX_K
+ * components, the distances and sums are GEMMs. */
 #include "kernels/kmeans.h"
 #include "models/backend_cuda.cuh"
 #include "models/kmeans.h"
+
+/* The GEMM-free Lloyd steps up to this many data values (n x d: 85000 images of 784 pixels).
+ * They let cuBLAS's first call (~45 ms) run beside the k-means, which wins on MNIST-sized data
+ * (the initialisation 0.066-0.103 -> 0.045-0.061 s at 60000 x 784 on the H100 machine), but
+ * they are slower than cuBLAS's GEMMs per pass: at 2 million x 784 the initialisation took
+ * 1.72 s against 0.99 s. */
+#define KMEANS_GEMM_FREE_MOST (64.0 * 1024 * 1024)
 
 /* ---- Lloyd ------------------------------------------------------------------------------- */
 
@@ -18,7 +26,8 @@ typedef struct {
     void *stream;             /* the resources object's stream (the GEMMs run there too) */
     double *d_x_norm;         /* N */
     double *d_min_dist;       /* N: c->d_lpn */
-    double *d_sum_work;       /* kmeans_label_sums_work(N, K, d); NULL: the GEMM sums */
+    double *d_dots;           /* N x K: c->d_log_resp (the GEMM path) */
+    double *d_sum_work;       /* kmeans_label_sums_work(N, K, d); NULL: the GEMM path */
     double *d_onehot;         /* N x K: c->d_resp, the one-hot of the labels after every assign */
     double *d_centers;        /* K x d: c->d_means */
     double *d_c_norm;         /* K: c->d_const */
@@ -99,13 +108,22 @@ static gmm_status gpu_assign(void *ctx, const double *centers, int64_t *n_change
         const int64_t r0 = L.r0;
         /* the one-hot matrix is written on every pass, so after the loop it is the final
          * labels' */
-        if ((status = kmeans_assign_rows_cuda((const double *)L.X, L.rows, d, g->d_centers,
-                                              g->d_x_norm + r0, g->d_c_norm, K,
-                                              g->d_labels + r0, g->d_min_dist + r0,
-                                              g->d_onehot + r0 * K,
-                                              n_changed ? g->d_changed : NULL, g->stream)) !=
-            GMM_OK)
-            goto fail;
+        if (g->d_sum_work) {
+            status = kmeans_assign_rows_cuda((const double *)L.X, L.rows, d, g->d_centers,
+                                             g->d_x_norm + r0, g->d_c_norm, K, g->d_labels + r0,
+                                             g->d_min_dist + r0, g->d_onehot + r0 * K,
+                                             n_changed ? g->d_changed : NULL, g->stream);
+        } else {
+            status = gmm_gpu_dgemm(c->gpu, false, true, (int)L.rows, K, d, 1.0,
+                                   (const double *)L.X, d, g->d_centers, d, 0.0,
+                                   g->d_dots + r0 * K, K);
+            if (status == GMM_OK)
+                status = kmeans_assign_cuda(g->d_dots + r0 * K, g->d_x_norm + r0, g->d_c_norm,
+                                            L.rows, K, g->d_labels + r0, g->d_min_dist + r0,
+                                            g->d_onehot + r0 * K,
+                                            n_changed ? g->d_changed : NULL, g->stream);
+        }
+        if (status != GMM_OK) goto fail;
         if (n_changed) {
             GMM_CUDA_CHECK(cudaMemcpy(&changed, g->d_changed, sizeof changed,
                                       cudaMemcpyDeviceToHost));
@@ -191,6 +209,7 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     g.c = c;
     g.stream = gmm_gpu_stream(c->gpu);
     g.d_min_dist = c->d_lpn;
+    g.d_dots = c->d_log_resp;
     g.d_onehot = c->d_resp;
     g.d_centers = c->d_means;
     g.d_c_norm = c->d_const;
@@ -208,7 +227,8 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
     DMALLOC(g.d_counts, sizeof(int) * K);
     DMALLOC(g.d_changed, sizeof(unsigned long long));
     DMALLOC(g.d_far, sizeof(int64_t));
-    if (kmeans_label_sums_work(N, K, d) > 0)
+    if (!c->tuning.kmeans_gemm && (double)N * d <= KMEANS_GEMM_FREE_MOST &&
+        kmeans_label_sums_work(N, K, d) > 0)
         DMALLOC(g.d_sum_work, sizeof(double) * kmeans_label_sums_work(N, K, d));
 
     if ((status = gmm_kmeans_run(&steps, c->comm, c->n_total, d, K, max_iter, centers,

@@ -241,6 +241,9 @@ typedef struct {
     gmm_cov_product cov_product;
     gmm_means_product means_product;
     gmm_cov_kernel cov_kernel;
+    int kmeans_gemm;            /* 1: the GPU k-means's distances and center sums as GEMMs at
+                                   any size (0: without cuBLAS up to 64 Mi data values, so that
+                                   cuBLAS's first call runs beside them; GEMMs on more) */
     int64_t memory_budget;      /* bytes the backend may hold for the data and its chunk buffers
                                    (0: the device's free memory; the CPU: chunks of 64 MiB).
                                    Data that does not fit stays in host memory and streams

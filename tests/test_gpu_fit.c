@@ -146,32 +146,42 @@ static void compare_kmeans_from(const double *X, int64_t N, int d, int K,
     memcpy(gc, cc, sizeof(double) * K * d);
     check_resp_in_ctx(be, X, N, d, K, precision, cc, what);
     CHECK_OK(gmm_kmeans_lloyd(X, N, d, K, 300, cc, lc, &n_iter));
-    gmm_backend_ctx *ctx = NULL;
-    CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, GMM_COV_FULL, precision, &g_tuning, NULL));
-    poison(resp, (size_t)N * K);
-    CHECK_OK(be->kmeans_lloyd(ctx, 300, gc, resp));
-    be->destroy(ctx);
-    for (int64_t i = 0; i < N; i++) {
-        int ones = 0, zeros = 0;
-        lg[i] = -1;
-        for (int k = 0; k < K; k++) {
-            if (resp[i * K + k] == 1.0) {
-                ones++;
-                lg[i] = k;
-            } else if (resp[i * K + k] == 0.0) {
-                zeros++;
+    /* both device paths from the same seeds: without cuBLAS (the default at these sizes), then
+     * the GEMMs */
+    for (int gemm = 0; gemm < 2; gemm++) {
+        gmm_tuning tuning = g_tuning;
+        tuning.kmeans_gemm = gemm;
+        for (int k = 0; k < K; k++) memcpy(gc + (size_t)k * d, X + idx[k] * d, sizeof(double) * d);
+        gmm_backend_ctx *ctx = NULL;
+        CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, GMM_COV_FULL, precision, &tuning,
+                                        NULL));
+        poison(resp, (size_t)N * K);
+        CHECK_OK(be->kmeans_lloyd(ctx, 300, gc, resp));
+        be->destroy(ctx);
+        for (int64_t i = 0; i < N; i++) {
+            int ones = 0, zeros = 0;
+            lg[i] = -1;
+            for (int k = 0; k < K; k++) {
+                if (resp[i * K + k] == 1.0) {
+                    ones++;
+                    lg[i] = k;
+                } else if (resp[i * K + k] == 0.0) {
+                    zeros++;
+                }
             }
+            ck_assert_msg(ones == 1 && zeros == K - 1, "row %lld of resp is not one-hot",
+                          (long long)i);
         }
-        ck_assert_msg(ones == 1 && zeros == K - 1, "row %lld of resp is not one-hot", (long long)i);
+        int diff = count_label_differences(lc, lg, N);
+        double cerr = tu_rel_error(gc, cc, (size_t)K * d);
+        printf("device k-means%s, %s (%s): cpu %d iterations; %d of %lld labels differ; centers "
+               "relative error %.2e\n",
+               gemm ? " (GEMMs)" : "", what, gmm_precision_name(precision), n_iter, diff,
+               (long long)N, cerr);
+        ck_assert_msg(diff <= max_diff, "%s: %d labels differ (bound %d)", what, diff, max_diff);
+        if (diff == 0 && precision == GMM_PRECISION_FP64)
+            ck_assert_msg(cerr < 1e-10, "%s: centers differ by %.3e", what, cerr);
     }
-    int diff = count_label_differences(lc, lg, N);
-    double cerr = tu_rel_error(gc, cc, (size_t)K * d);
-    printf("device k-means, %s (%s): cpu %d iterations; %d of %lld labels differ; centers "
-           "relative error %.2e\n",
-           what, gmm_precision_name(precision), n_iter, diff, (long long)N, cerr);
-    ck_assert_msg(diff <= max_diff, "%s: %d labels differ (bound %d)", what, diff, max_diff);
-    if (diff == 0 && precision == GMM_PRECISION_FP64)
-        ck_assert_msg(cerr < 1e-10, "%s: centers differ by %.3e", what, cerr);
     free(idx);
     free(cc);
     free(gc);
