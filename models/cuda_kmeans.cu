@@ -376,7 +376,8 @@ gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indic
                                  gpu_kpp_row};
     g.c = c;
     g.stream = gmm_gpu_stream(c->gpu);
-    /* k-means++ and Lloyd make no cuBLAS call: cuBLAS's first one runs beside them */
+    /* k-means++ makes no cuBLAS call (nor Lloyd up to KMEANS_GEMM_FREE_MOST values): cuBLAS's
+     * first one runs beside them */
     gmm_gpu_blas_warm_up_start(c->gpu);
     DMALLOC(g.d_closest, sizeof(double) * N);
     DMALLOC(g.d_cand_dist, sizeof(double) * N * T);
