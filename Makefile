@@ -15,7 +15,7 @@
 #   make lib          build/libgmm.so.1.0.0 (PIC objects in build/pic/) and build/libgmm.a
 #   make python-test  the Python module's pytest suites (python/tests/) against build/libgmm.so
 #
-# Every .c file under data/ models/ linalg/ kernels/ goes into one static library; .cu files there
+# Every .c file under data/ models/ linalg/ kernels/ (and their subfolders) goes into one static library; .cu files there
 # join it when CUDA is on (and *_nocuda.c files drop out). Each tests/test_*.c is one Check suite, each app/gmm_*.c one program;
 # bench/ holds gmm-bench and its measuring code (linked into the GPU test suites too).
 
@@ -66,7 +66,7 @@ HAVE_LIBPNG := $(shell $(PKG_CONFIG) --exists libpng 2>/dev/null && echo 1 || ec
 HAVE_ZLIB := $(shell $(PKG_CONFIG) --exists zlib 2>/dev/null && echo 1 || echo 0)
 HAVE_CHECK := $(shell $(PKG_CONFIG) --exists check 2>/dev/null && echo 1 || echo 0)
 HAVE_LIBDEFLATE := $(shell $(PKG_CONFIG) --exists libdeflate 2>/dev/null && echo 1 || echo 0)
-# NCCL (the multi-GPU sums, models/comm_nccl.cu): nccl.h beside CUDA's headers or in the system's
+# NCCL (the multi-GPU sums, models/dist/comm_nccl.cu): nccl.h beside CUDA's headers or in the system's
 HAVE_NCCL := $(if $(filter 1,$(CUDA)),$(shell (test -f $(patsubst %/bin/nvcc,%,$(NVCC))/include/nccl.h || test -f /usr/include/nccl.h) && echo 1 || echo 0),0)
 
 define yesno
@@ -80,7 +80,7 @@ endif
 # ---- flags --------------------------------------------------------------------------------
 CPPFLAGS += -I. -D_GNU_SOURCE
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -MMD -MP
+CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration -MMD -MP
 LDLIBS :=
 ifeq ($(HAVE_OPENMP),1)
 CFLAGS += -fopenmp
@@ -143,15 +143,15 @@ endif
 LIB_DIRS := kernels linalg data models
 # foo_nocuda.c files hold the stand-ins (returning GMM_ERR_NO_DEVICE) for CUDA entry points and
 # are built only when CUDA is off, so that no source needs an #ifdef for it.
-ALL_LIB_C := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
+ALL_LIB_C := $(sort $(shell find $(LIB_DIRS) -name '*.c'))
 LIB_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_LIB_C)),$(ALL_LIB_C))
 # data/gunzip.c needs libdeflate; data/gunzip_nolibdeflate.c stands in without it.
 LIB_C := $(filter-out $(if $(filter 1,$(HAVE_LIBDEFLATE)),data/gunzip_nolibdeflate.c,data/gunzip.c),$(LIB_C))
-LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(LIB_DIRS)))))
-# CUDA without NCCL: the NCCL stand-ins instead of models/comm_nccl.cu
+LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(shell find $(LIB_DIRS) -name '*.cu')))
+# CUDA without NCCL: the NCCL stand-ins instead of models/dist/comm_nccl.cu
 ifeq ($(CUDA)$(HAVE_NCCL),10)
-LIB_CU := $(filter-out models/comm_nccl.cu,$(LIB_CU))
-LIB_C += models/comm_nccl_nocuda.c
+LIB_CU := $(filter-out models/dist/comm_nccl.cu,$(LIB_CU))
+LIB_C += models/dist/comm_nccl_nocuda.c
 endif
 LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 LIB := $(BUILD)/libgmm.a
@@ -299,7 +299,7 @@ help:
 # ---- the installed library ----------------------------------------------------------------
 # libgmm.so.1 -> libgmm.so.1.0.0 from position-independent copies of the library's C objects
 # (build/pic/; the CUDA objects are compiled with -fPIC already), exporting only gmm/gmm.h's
-# functions (models/api.map); libgmm.a from the ordinary objects.
+# functions (models/api/api.map); libgmm.a from the ordinary objects.
 # The programs link libgmm.a as before. gmm.pc's Libs.private lists what a static link needs.
 SO_MAJOR := 1
 SO_VERSION := 1.0.0
@@ -325,8 +325,8 @@ $(BUILD)/pic/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c $< -o $@
 
-$(SHARED_LIB): $(PIC_OBJ) models/api.map
-	$(CC) -shared -Wl,-soname,libgmm.so.$(SO_MAJOR) -Wl,--version-script=models/api.map \
+$(SHARED_LIB): $(PIC_OBJ) models/api/api.map
+	$(CC) -shared -Wl,-soname,libgmm.so.$(SO_MAJOR) -Wl,--version-script=models/api/api.map \
 	  $(LDFLAGS) $(PIC_OBJ) $(LDLIBS) -o $@
 	ln -sf libgmm.so.$(SO_VERSION) $(BUILD)/libgmm.so.$(SO_MAJOR)
 	ln -sf libgmm.so.$(SO_MAJOR) $(BUILD)/libgmm.so

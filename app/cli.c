@@ -1,7 +1,8 @@
 /* Implementation of the shared command-line helpers (see cli.h). */
 #include "app/cli.h"
 
-#include "models/comm.h"
+#include "models/backend/backend.h"
+#include "models/dist/comm.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,8 @@
 
 #include "data/dataset.h"
 #include "kernels/gmm_status.h"
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 extern const char *cli_program; /* set by main: "gmm-train", ... */
 

@@ -1,5 +1,5 @@
 /* The programs' MPI (Open MPI): started when a program runs under an MPI launcher (mpirun sets
- * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), with a gmm_comm (models/comm.h) over
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), with a gmm_comm (models/dist/comm.h) over
  * MPI_COMM_WORLD for the library, the gathering of per-rank results to rank 0, and the end of
  * every rank when one fails. app/cli_mpi.c is built when mpicc is found (MPI=1);
  * app/cli_mpi_nompi.c stands in otherwise and refuses to run under a launcher with more than
@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "kernels/gpu.h"
-#include "models/comm.h"
-#include "models/comm_nccl.h"
+#include "models/dist/comm.h"
+#include "models/dist/comm_nccl.h"
 
 typedef struct {
     int rank, size;   /* 0 and 1 when not under a launcher */

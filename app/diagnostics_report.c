@@ -10,8 +10,8 @@
 
 #include "data/plot.h"
 #include "data/png_write.h"
-#include "models/diagnostics.h"
-#include "models/pca.h"
+#include "models/eval/diagnostics.h"
+#include "models/features/pca.h"
 
 #define MAHA_BINS 40
 #define SEP_QUERIES 20
@@ -285,17 +285,17 @@ static gmm_status write_loglik(const char *dir, const gmm_model *model, const do
             memcpy(pixel_tiles + (size_t)t * pixels_dim, pixels_in + (size_t)idx[t] * pixels_dim,
                    sizeof(double) * pixels_dim);
         pixels = pixel_tiles;
-    } else if (model->projection && n_out > 0) {
+    } else if (gmm_space_pca(model->space) && n_out > 0) {
         if (!(pixel_tiles = malloc(sizeof(double) * (size_t)n_out * pixels_dim))) {
             st = gmm_error(GMM_ERR_NOMEM, "out of memory");
             goto fail;
         }
-        if ((st = gmm_projection_inverse(model->projection, tiles, n_out, pixel_tiles)) != GMM_OK)
+        if ((st = gmm_projection_inverse(gmm_space_pca(model->space), tiles, n_out, pixel_tiles)) != GMM_OK)
             goto fail;
         pixels = pixel_tiles;
     }
     if (model->image_rows * model->image_cols == pixels_dim && n_out > 0 &&
-        (pixels_dim == d || pixels_in || model->projection)) {
+        (pixels_dim == d || pixels_in || gmm_space_pca(model->space))) {
         snprintf(path, sizeof path, "%s/outliers.png", dir);
         st = png_write_tile_grid(path, pixels, n_out, model->image_rows, model->image_cols, 2,
                                  captions);

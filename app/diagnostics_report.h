@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "app/cli.h"
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 /* What one pass of gmm_score_samples gives, plus the squared Mahalanobis distance of each
  * sample to its component. */

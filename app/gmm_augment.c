@@ -1,5 +1,5 @@
 /* gmm-augment: an infiMNIST-style training set, written as IDX: N images made from the training
- * images of IN_DIR by random elastic deformations and one-pixel shifts (models/augment.h),
+ * images of IN_DIR by random elastic deformations and one-pixel shifts (data/augment.h),
  * reproducible from --seed, generated and written piece by piece in bounded memory (the next
  * piece is made while the last is written). -n 8100000 gives an MNIST8M-size set. */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "data/idx.h"
 #include "data/idx_writer.h"
 #include "data/png_write.h"
-#include "models/augment.h"
+#include "data/augment.h"
 
 static void usage(FILE *out)
 {

@@ -19,8 +19,9 @@
 #include "app/report.h"
 #include "app/summary_json.h"
 #include "data/dataset.h"
-#include "models/gmm.h"
-#include "models/model_io.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/io/model_io.h"
 
 static void usage(FILE *out)
 {
@@ -164,8 +165,8 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
     uint8_t *all_truth = NULL;
     gmm_gpu *gpu = NULL;
     FILE *csv = NULL;
-    if (args->proba || args->diag_dir || args->images_dir || args->json_path || model->projection ||
-        model->spectral || model->blur_sigma > 0 || args->blur > 0)
+    if (args->proba || args->diag_dir || args->images_dir || args->json_path || gmm_space_pca(model->space) ||
+        gmm_space_spectral(model->space) || model->blur_sigma > 0 || args->blur > 0)
         return cli_error("under mpirun gmm-predict writes the summary and --out only, for a model "
                          "fitted on the pixels without --blur (--proba, --diagnostics, --images, "
                          "--json, --pca and --space spectral models need one process)");
@@ -329,13 +330,13 @@ int main(int argc, char **argv)
     }
     if ((rc = pca_predict_apply(&model, &X, ds.n_samples, gpu, &pixels))) goto done;
     if ((rc = spectral_predict_apply(&model, &X, ds.n_samples, gpu, &pixels))) goto done;
-    if (model.spectral)
+    if (gmm_space_spectral(model.space))
         printf("embedded every image in the model's %d-dimensional spectral space (its %d "
-               "nearest of the %lld training images)\n", model.spectral->n_dims,
-               model.spectral->n_neighbors, (long long)model.spectral->n_train);
-    if (model.projection)
-        printf("projected every image on the model's %d PCA axes%s\n", model.projection->n_axes,
-               model.projection->whiten ? " (whitened)" : "");
+               "nearest of the %lld training images)\n", gmm_space_spectral(model.space)->n_dims,
+               gmm_space_spectral(model.space)->n_neighbors, (long long)gmm_space_spectral(model.space)->n_train);
+    if (gmm_space_pca(model.space))
+        printf("projected every image on the model's %d PCA axes%s\n", gmm_space_pca(model.space)->n_axes,
+               gmm_space_pca(model.space)->whiten ? " (whitened)" : "");
     if ((st = gmm_score_samples_on(&model, X, ds.n_samples, device, gpu, loglik, resp, assign)) !=
         GMM_OK) {
         rc = cli_fail(st);

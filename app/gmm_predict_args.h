@@ -3,7 +3,8 @@
 #ifndef GMM_PREDICT_ARGS_H
 #define GMM_PREDICT_ARGS_H
 
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 typedef struct {
     const char *model_path;

@@ -22,10 +22,11 @@
 #include "app/summary_json.h"
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
-#include "models/gmm.h"
-#include "models/init.h"
-#include "models/model_io.h"
-#include "models/pca.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/core/init.h"
+#include "models/io/model_io.h"
+#include "models/features/pca.h"
 
 /* Interrupts. The first SIGINT or SIGTERM asks the fit to stop after its current iteration
  * (the library polls stop_requested through options.should_stop); the model so far is written
@@ -79,8 +80,7 @@ typedef struct {
     double blur;
     const char *data_path;
     int quiet;
-    gmm_projection *projection; /* --pca: lent to the model, freed at the end */
-    gmm_spectral_space *spectral; /* --space spectral: the same */
+    gmm_feature_space *space; /* --pca or --space spectral: lent to the model, freed at the end */
 } model_labels;
 static model_labels file_labels;
 
@@ -90,8 +90,7 @@ static void label_model(gmm_model *m)
     m->image_cols = file_labels.image_cols;
     m->blur_sigma = file_labels.blur; /* gmm-predict applies the same blur */
     snprintf(m->data_path, sizeof m->data_path, "%s", file_labels.data_path);
-    m->projection = file_labels.projection;
-    m->spectral = file_labels.spectral;
+    m->space = file_labels.space;
 }
 
 /* options.on_checkpoint: the model so far, written atomically over the output file. A failed
@@ -198,6 +197,7 @@ int main(int argc, char **argv)
     double *X = NULL, *pixels = NULL; /* with --pca: X projected, pixels for the pictures */
     gmm_projection *projection = NULL;
     gmm_spectral_space *space = NULL;
+    gmm_feature_space *feature_space = NULL; /* owns projection or space once made */
     gmm_model model = {0}, start = {0};
     diag_scores scores = {0};
     gmm_fit_scores fit_scores = {0};
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
-    if (init_from && (args.pca_axes || start.projection)) {
+    if (init_from && (args.pca_axes || gmm_space_pca(start.space))) {
         rc = cli_error("--init-from does not yet continue a --pca fit");
         goto done;
     }
@@ -337,9 +337,19 @@ int main(int argc, char **argv)
         opt.on_progress = iter_log_progress;
         opt.user = &iterations;
     }
+    if (projection || space) {
+        st = projection ? gmm_feature_space_from_pca(projection, &feature_space)
+                        : gmm_feature_space_from_spectral(space, &feature_space);
+        if (st != GMM_OK) { /* the variant is freed with the failure */
+            projection = NULL;
+            space = NULL;
+            rc = cli_fail(st);
+            goto done;
+        }
+    }
     file_labels = (model_labels){.output = output, .image_rows = ds.rows, .image_cols = ds.cols,
                                  .blur = blur, .data_path = data_path, .quiet = quiet,
-                                 .projection = projection, .spectral = space};
+                                 .space = feature_space};
     opt.should_stop = stop_was_requested;
     if (opt.checkpoint_every > 0) opt.on_checkpoint = write_checkpoint;
     if (opt.init == GMM_INIT_KNN && !quiet) {
@@ -514,10 +524,12 @@ done:
     k_table_free(&k_fits);
     diag_scores_free(&scores);
     gmm_fit_scores_free(&fit_scores);
-    if (model.projection == projection) model.projection = NULL; /* lent by label_model */
-    gmm_projection_free(projection);
-    if (model.spectral == space) model.spectral = NULL;
-    gmm_spectral_space_free(space);
+    if (model.space == feature_space) model.space = NULL; /* lent by label_model */
+    if (feature_space) gmm_feature_space_free(feature_space);
+    else {
+        gmm_projection_free(projection);
+        gmm_spectral_space_free(space);
+    }
     free(pixels);
     gmm_model_free(&model);
     gmm_model_free(&start);

@@ -3,8 +3,9 @@
 #ifndef GMM_TRAIN_ARGS_H
 #define GMM_TRAIN_ARGS_H
 
-#include "models/gmm.h"
-#include "models/select_k.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/fit/select_k.h"
 
 typedef struct {
     gmm_options opt;

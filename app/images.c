@@ -2,7 +2,8 @@
  * atypical training images; and the Gaussian blur applied before fitting. */
 #include "app/images.h"
 
-#include "models/pca.h"
+#include "models/core/pixel_means.h"
+#include "models/features/pca.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,8 +14,8 @@
 #include "data/png_write.h"
 #include "kernels/conv2d.h"
 #include "kernels/entropy.h"
-#include "models/diagnostics.h"
-#include "models/spectral.h"
+#include "models/eval/diagnostics.h"
+#include "models/features/spectral.h"
 
 #define BLUR_SIZE 5
 #define BLUR_PAD 2
@@ -173,14 +174,14 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
     gmm_status st = GMM_OK;
     gmm_model one = {0};
     double *draws = malloc(sizeof(double) * (size_t)n * d);
-    double *pixels = model->projection ? malloc(sizeof(double) * (size_t)n * pixels_dim) : draws;
+    double *pixels = gmm_space_pca(model->space) ? malloc(sizeof(double) * (size_t)n * pixels_dim) : draws;
     double *tiles = malloc(sizeof(double) * (size_t)K * rows * width);
     const double *ptr[SAMPLES_PER_COMPONENT];
     if (!draws || !pixels || !tiles) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    if (model->spectral) {
+    if (gmm_space_spectral(model->space)) {
         /* a spectral space has no way back from its coordinates: each component's most
          * typical training images stand for its samples */
         int64_t *idx = malloc(sizeof(int64_t) * (size_t)K * n);
@@ -196,7 +197,7 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
                 const int64_t i = idx[(size_t)k * n + t];
                 for (int j = 0; j < pixels_dim; j++)
                     img[(size_t)t * pixels_dim + j] =
-                        i < 0 ? 1.0 : model->spectral->images[(size_t)i * pixels_dim + j] / 255.0;
+                        i < 0 ? 1.0 : gmm_space_spectral(model->space)->images[(size_t)i * pixels_dim + j] / 255.0;
                 ptr[t] = img + (size_t)t * pixels_dim;
             }
             strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);
@@ -211,8 +212,8 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
         /* the same model with all weight on component k draws from that component alone */
         for (int j = 0; j < K; j++) one.weights[j] = j == k ? 1.0 : 0.0;
         if ((st = gmm_sample(&one, n, seed + (uint64_t)k, draws, NULL)) != GMM_OK) goto fail;
-        if (model->projection &&
-            (st = gmm_projection_inverse(model->projection, draws, n, pixels)) != GMM_OK)
+        if (gmm_space_pca(model->space) &&
+            (st = gmm_projection_inverse(gmm_space_pca(model->space), draws, n, pixels)) != GMM_OK)
             goto fail;
         for (int t = 0; t < n; t++) ptr[t] = pixels + (size_t)t * pixels_dim;
         strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);

@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 /* Gaussian smoothing of every image of X (n_samples x rows*cols, in place) with a 5 x 5 filter
  * exp(-(a^2 + b^2) / (2 sigma^2)), normalised to sum 1, through the 2-D convolution kernel

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "app/cli.h"
-#include "models/pca.h"
+#include "models/features/pca.h"
 
 static int project(const gmm_projection *p, double **X, int64_t n_samples, gmm_gpu *gpu,
                    double **pixels)
@@ -59,6 +59,6 @@ int pca_predict_apply(const gmm_model *model, double **X, int64_t n_samples, gmm
                       double **pixels)
 {
     *pixels = NULL;
-    if (!model->projection) return 0;
-    return project(model->projection, X, n_samples, gpu, pixels);
+    if (!gmm_space_pca(model->space)) return 0;
+    return project(gmm_space_pca(model->space), X, n_samples, gpu, pixels);
 }

@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 /* With pca_axes > 0: fits the projection to *X (n_samples x *dim pixels), then replaces *X with
  * the projected images (n_samples x pca_axes; the pixels move to *pixels, free both) and *dim

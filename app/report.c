@@ -6,8 +6,9 @@
 
 #include "app/cli.h"
 #include "data/png_write.h"
-#include "models/metrics.h"
-#include "models/pca.h"
+#include "models/core/pixel_means.h"
+#include "models/eval/metrics.h"
+#include "models/features/pca.h"
 
 int report_clustering(const int *assignments, int n_components, const uint8_t *labels,
                       int64_t n_samples)
@@ -41,12 +42,12 @@ int report_training(const gmm_model *model, const gmm_fit_scores *scores, const 
     printf("training data: mean log-likelihood %.6f   BIC %.6g   AIC %.6g   (%lld parameters)\n",
            mean, gmm_bic(model, mean, n_samples), gmm_aic(model, mean, n_samples),
            (long long)gmm_n_parameters(model));
-    const gmm_projection *p = model->projection;
+    const gmm_projection *p = gmm_space_pca(model->space);
     if (p)
         printf("pca: the %d axes of %d explain %.2f%% of the variance%s\n", p->n_axes,
                p->input_dim, 100.0 * gmm_projection_explained_ratio(p),
                p->whiten ? " (whitened)" : "");
-    const gmm_spectral_space *sp = model->spectral;
+    const gmm_spectral_space *sp = gmm_space_spectral(model->space);
     if (sp)
         printf("space: the %d-dimensional spectral embedding of the %d-nearest-neighbour graph of "
                "the %lld training images (eigenvalues %.6f .. %.6f)\n", sp->n_dims,

@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 /* Prints the training scores that the fit handed on (mean log-likelihood, BIC, AIC) and, when
  * labels is not NULL, the clustering metrics of the model's assignments. Returns an exit code

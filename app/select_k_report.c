@@ -12,7 +12,7 @@
 #include "app/images.h"
 #include "data/dataset.h"
 #include "data/plot.h"
-#include "models/pca.h"
+#include "models/features/pca.h"
 
 typedef struct {
     k_table *table;

@@ -5,7 +5,7 @@
 #define GMM_SELECT_K_REPORT_H
 
 #include "app/gmm_train_args.h"
-#include "models/select_k.h"
+#include "models/fit/select_k.h"
 
 typedef struct {
     gmm_k_result *results; /* n_fits rows, n_done filled */

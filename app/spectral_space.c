@@ -6,7 +6,7 @@
 
 #include "app/cli.h"
 #include "app/images.h"
-#include "models/spectral.h"
+#include "models/features/spectral.h"
 
 static float *to_float(const double *X, int64_t n, int dim)
 {
@@ -57,7 +57,7 @@ int spectral_train_apply(const dataset *ds, const gmm_options *o, double **X, in
 int spectral_predict_apply(const gmm_model *model, double **X, int64_t n_samples, gmm_gpu *gpu,
                            double **pixels)
 {
-    const gmm_spectral_space *s = model->spectral;
+    const gmm_spectral_space *s = gmm_space_spectral(model->space);
     if (!s) return 0; /* *pixels is left as it is (a projection's step may have set it) */
     const int p = s->input_dim, D = s->n_dims;
     double *train = malloc(sizeof(double) * (size_t)s->n_train * p);

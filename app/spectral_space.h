@@ -1,5 +1,5 @@
 /* The programs' spectral space: gmm-train --space spectral embeds the training images (the kNN
- * graph's Laplacian eigenmaps, models/spectral.h) and hands the fit their coordinates;
+ * graph's Laplacian eigenmaps, models/features/spectral.h) and hands the fit their coordinates;
  * gmm-predict embeds new images by the Nyström extension against the training images the model
  * keeps. The pixel images are kept for the pictures, which stay in pixel space. */
 #ifndef GMM_SPECTRAL_SPACE_H
@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 #include "data/dataset.h"
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 /* Replaces *X (the n x *dim pixels of ds, blurred as fitted) with their spectral coordinates
  * (n x options->spectral_dims) and *dim with that; the pixels move to *pixels (free both) and

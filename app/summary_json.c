@@ -7,9 +7,9 @@
 
 #include "app/cli.h"
 #include "app/json.h"
-#include "models/metrics.h"
-#include "models/select_k.h"
-#include "models/pca.h"
+#include "models/eval/metrics.h"
+#include "models/fit/select_k.h"
+#include "models/features/pca.h"
 
 void iter_log_progress(void *user, int init_index, int iteration, double lower_bound,
                        double change, double seconds)
@@ -195,12 +195,12 @@ int train_json_write(const char *path, const train_summary *s)
     json_int(&w, "cols", s->ds->cols);
     json_bool(&w, "labelled", s->ds->labels != NULL);
     json_end_object(&w);
-    if (m->projection) {
+    if (gmm_space_pca(m->space)) {
         json_begin_object(&w, "projection");
-        json_int(&w, "input_dim", m->projection->input_dim);
-        json_int(&w, "axes", m->projection->n_axes);
-        json_bool(&w, "whiten", m->projection->whiten != 0);
-        json_number(&w, "variance_explained", gmm_projection_explained_ratio(m->projection));
+        json_int(&w, "input_dim", gmm_space_pca(m->space)->input_dim);
+        json_int(&w, "axes", gmm_space_pca(m->space)->n_axes);
+        json_bool(&w, "whiten", gmm_space_pca(m->space)->whiten != 0);
+        json_number(&w, "variance_explained", gmm_projection_explained_ratio(gmm_space_pca(m->space)));
         json_end_object(&w);
     }
     json_begin_array(&w, "iterations");

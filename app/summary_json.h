@@ -7,7 +7,8 @@
 #include "app/gmm_train_args.h"
 #include "app/select_k_report.h"
 #include "data/dataset.h"
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 /* Every EM iteration as the library reports it, forwarded to next (a gmm_progress_fn). */
 typedef struct {

@@ -7,7 +7,8 @@
 
 #include "app/cli.h"
 #include "app/gmm_train_args.h"
-#include "models/model_io.h"
+#include "models/fit/spectral_init.h"
+#include "models/io/model_io.h"
 
 static void usage(FILE *out)
 {
@@ -313,6 +314,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (k_is_range) opt.n_components = k_range.k_first;
     if (gpus != 0 && opt.device == GMM_DEVICE_CPU)
         return cli_error("--gpus and --device cpu contradict each other");
+    gmm_options_plug_fitted_init(&opt);
     *args = (gmm_train_args){.gpus = gpus, .opt = opt, .output = output, .png = png,
                              .images_dir = images_dir,
                              .diag_dir = diag_dir, .data_path = argv[optind], .blur = blur,

@@ -1,8 +1,8 @@
 /* gmm-train over row ranges (see train_scale.h). Every rank reads only its rows of the image file
  * (a raw file is memory-mapped, a gzip file inflated up to the range's end) and keeps them as
- * bytes: the fit is models/em.c's gmm_fit_view on a U8 data view with the MPI communicator (one
+ * bytes: the fit is models/core/em.c's gmm_fit_view on a U8 data view with the MPI communicator (one
  * GPU per rank, NCCL between them, when every rank has one), so every rank ends with the same
- * model; with --gpus, models/multi_gpu.h's gmm_fit_gpus on the GPUs of this process. Rank 0
+ * model; with --gpus, models/fit/multi_gpu.h's gmm_fit_gpus on the GPUs of this process. Rank 0
  * gathers the labels for the summary, prints the progress and writes the model and the means
  * picture; a rank that fails ends every rank with its message (cli_mpi_fail). */
 #include "app/train_scale.h"
@@ -16,8 +16,8 @@
 #include "data/dataset.h"
 #include "data/file_open.h"
 #include "kernels/gpu_info.h"
-#include "models/model_io.h"
-#include "models/multi_gpu.h"
+#include "models/io/model_io.h"
+#include "models/fit/multi_gpu.h"
 
 /* The option that needs all the data in one process, or NULL. */
 static const char *unsupported_option(const gmm_train_args *a)

@@ -26,8 +26,9 @@
 #include "bench/bench_ops.h"
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
-#include "models/backend.h"
-#include "models/gmm.h"
+#include "models/backend/backend.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 
 typedef struct {
     double iter_ms, e_ms, m_ms;

@@ -1,5 +1,5 @@
 /* gmm-bench scale: EM on an image set kept as bytes (a U8 view: 1 byte a value on the device or
- * streamed from host memory), on 1 or more GPUs (models/multi_gpu.h), in float64 and TF32.
+ * streamed from host memory), on 1 or more GPUs (models/fit/multi_gpu.h), in float64 and TF32.
  *
  *   gmm-bench scale --data DIR [-k 10] [--iters 5] [--gpus 1,2] [--precision fp64,tf32]
  *                   [--covariance full] [--memory-budget BYTES]
@@ -24,8 +24,9 @@
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
 #include "models/data_view.h"
-#include "models/gmm.h"
-#include "models/multi_gpu.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/fit/multi_gpu.h"
 
 #define MAX_LIST 8
 

@@ -1,4 +1,4 @@
-/* gmm-bench spectral: the time of the spectral embedding of the kNN graph (models/spectral.h) on
+/* gmm-bench spectral: the time of the spectral embedding of the kNN graph (models/features/spectral.h) on
  * real images: the kNN search, the graph, the Lanczos eigensolver, on the GPU and (with --cpu)
  * on the CPU, for every data directory given (default $MNIST_DIR, the 19690 digits, then
  * $FASHION_MNIST_DIR, 60000 images). bench/bench_spectral_vs_sklearn.sh runs it beside
@@ -15,7 +15,7 @@
 
 #include "bench/bench_ops.h"
 #include "data/dataset.h"
-#include "models/spectral.h"
+#include "models/features/spectral.h"
 
 static double seconds_now(void)
 {

@@ -27,7 +27,7 @@ if [ "$(readlink "$PREFIX/lib/libgmm.so.1")" != libgmm.so.1.0.0 ] ||
   echo "example-test: FAILED: libgmm.so.1 -> libgmm.so.1.0.0 with soname libgmm.so.1 expected" >&2
   exit 1
 fi
-# the shared library exports exactly the functions that gmm/gmm.h declares (models/api.map)
+# the shared library exports exactly the functions that gmm/gmm.h declares (models/api/api.map)
 exported=$(nm -D --defined-only "$PREFIX/lib/libgmm.so.1.0.0" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' | sort)
 declared=$(grep -oE '\bgmm_[a-z_0-9]+\(' "$PREFIX/include/gmm/gmm.h" | tr -d '(' | sort -u)
 if [ "$exported" != "$declared" ]; then

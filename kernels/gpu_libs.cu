@@ -8,7 +8,6 @@
 #include <cusolver_common.h>
 
 #include "kernels/gmm_status.h"
-#include "kernels/gpu.h"
 #define GMM_GPU_LIBS_LOADER
 #include "kernels/gpu_libs.cuh"
 

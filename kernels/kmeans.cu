@@ -1,5 +1,5 @@
 /* CUDA versions of the k-means steps (see kmeans.h). The kernels are the CUDA backend's k-means
- * kernels as they were in models/cuda_kmeans.cu, moved here unchanged in arithmetic and launch
+ * kernels as they were in models/backend/cuda/cuda_kmeans.cu, moved here unchanged in arithmetic and launch
  * shape, so that a fit gives the same bits as before; and the GEMM-free assignment and label
  * sums that replace the two GEMMs of Lloyd's pass on MNIST-sized data. k-means++'s steps are in
  * kmeans_pp.cu. */

@@ -2,7 +2,7 @@
  * twin (`_cpu`, OpenMP, the readable specification, host pointers) and a CUDA version (`_cuda`,
  * device pointers d_*, queued on `stream`, a cudaStream_t passed as void * (NULL: the legacy
  * default stream); they return once the work is queued unless they say otherwise). The loops
- * that call them are written once, in models/kmeans.c.
+ * that call them are written once, in models/backend/cpu/kmeans.c.
  *
  * Every matrix is ROW-MAJOR and contiguous: X n_samples x dim, centers n_components x dim, dots
  * n_samples x n_components. Sums run in float64. The CUDA sums run in a different (fixed) order

@@ -1,5 +1,5 @@
 /* Internal to the CUDA sources (kernels/reduce.cu, kernels/estep_rows.cu, and the CUDA backend
- * through models/backend_cuda.cuh): the fixed-order warp and block reductions and the two-stage
+ * through models/backend/cuda/backend_cuda.cuh): the fixed-order warp and block reductions and the two-stage
  * sum kernels behind reduce_sum_cuda, for kernels that fold a reduction into their own work.
  * Every function is static, so each .cu file gets its own copy. */
 #ifndef GMM_REDUCE_CUH

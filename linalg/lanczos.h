@@ -9,7 +9,7 @@
  * (OpenMP SpMV, OpenBLAS) and the GPU's (kernels/spmv.h on the device, cuBLAS through the
  * resources object). The start vector comes from the seed, so both devices run the same
  * iteration and differ by rounding only. Used for the spectral embedding of the kNN graph
- * (models/spectral.h), whose normalised adjacency has its eigenvalues in [-1, 1]. */
+ * (models/features/spectral.h), whose normalised adjacency has its eigenvalues in [-1, 1]. */
 #ifndef GMM_LANCZOS_H
 #define GMM_LANCZOS_H
 

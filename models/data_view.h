@@ -1,6 +1,6 @@
 /* A data view: the rows a fit reads, in the form they are stored (image bytes, float32 or
  * float64; kernels/convert.h), without a float64 copy of the whole set. On one rank it is the
- * whole data set; in a distributed fit (models/comm.h) each rank's view is its row range of
+ * whole data set; in a distributed fit (models/dist/comm.h) each rank's view is its row range of
  * the set, first_row giving the place of its row 0 and n_total the size of the whole. The rows
  * are host memory (a memory-mapped IDX file does): the backends convert them chunk by chunk. */
 #ifndef GMM_DATA_VIEW_H

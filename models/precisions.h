@@ -4,7 +4,7 @@
 #define GMM_PRECISIONS_H
 
 #include "linalg/log_det.h"
-#include "models/gmm.h"
+#include "models/options.h"
 
 #ifdef __cplusplus
 extern "C" {

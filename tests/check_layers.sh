@@ -6,10 +6,15 @@
 #   - a cuBLAS/cuSOLVER call outside kernels/gpu.cu (the GPU resources object is the one place
 #     where handles live and row-major meets column-major; kernels/gpu_libs.cu/.cuh load the two
 #     libraries and name their functions for it),
+#   - inside models/, an #include that runs upward between its rooms (below),
+#   - a circle of includes anywhere in the library (a file and its header count as one module),
 #   - a library source file longer than MAX_LINES.
+# The rooms of models/, top to bottom (a room includes only itself and the rooms below it):
+#   api -> fit -> core -> backend -> dist -> io, eval -> models/ itself (model, options, data
+#   views) -> features
 set -u
 cd "$(dirname "$0")/.."
-MAX_LINES=650
+MAX_LINES=600
 bad=0
 complain() { echo "check_layers: $*" >&2; bad=1; }
 
@@ -30,6 +35,39 @@ for dir in "${!forbidden[@]}"; do
                grep -v '^tests/fuzz/fuzz_[a-z]*_args\.c:') # the option-parser harnesses drive app/
   done
 done
+
+declare -A room_rank=([features]=0 [top]=1 [io]=2 [eval]=2 [dist]=3 [backend]=4 [core]=5
+                      [fit]=6 [api]=7)
+room_of() { # models/fit/x.c -> fit; models/model.h -> top
+  local rest=${1#models/}
+  case $rest in */*) echo "${rest%%/*}" ;; *) echo top ;; esac
+}
+while IFS= read -r f; do
+  from=$(room_of "$f")
+  [ -n "${room_rank[$from]+x}" ] || { complain "$f: models/$from/ is not a room of check_layers.sh"; continue; }
+  while IFS=: read -r line inc; do
+    to=$(room_of "$inc")
+    [ -n "${room_rank[$to]+x}" ] || { complain "$f:$line: includes $inc, in no room"; continue; }
+    if [ "${room_rank[$to]}" -gt "${room_rank[$from]}" ] ||
+       { [ "${room_rank[$to]}" -eq "${room_rank[$from]}" ] && [ "$to" != "$from" ]; }; then
+      complain "$f:$line: models/$from must not include $inc (rooms: api fit core backend dist io|eval model features)"
+    fi
+  done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"models/' "$f" |
+           sed -E 's/^([0-9]+):.*"(models\/[^"]+)".*/\1:\2/')
+done < <(find models -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh')
+
+# Circles: one node per module (path without its extension), an edge per #include.
+if ! loops=$(for f in $(find kernels linalg models data -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh'); do
+      from=${f%.*}
+      grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"(kernels|linalg|models|data)/[^"]+"' "$f" |
+        sed -E 's/.*"([^"]+)".*/\1/' | while read -r inc; do
+          to=${inc%.*}
+          [ "$to" = "$from" ] || echo "$to $from"
+        done
+    done | tsort 2>&1 >/dev/null); then :; fi
+if [ -n "$loops" ]; then
+  complain "includes run in a circle: $(echo "$loops" | grep -v 'input contains a loop' | sed 's/^tsort: //' | tr '\n' ' ')"
+fi
 
 lib_sources=$(find kernels linalg models data -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh')
 while IFS= read -r hit; do
@@ -52,4 +90,4 @@ if [ "$bad" -ne 0 ]; then
   echo "check_layers: FAILED" >&2
   exit 1
 fi
-echo "check_layers: layer order, environment, vendor calls and file sizes OK"
+echo "check_layers: layer order (models/ rooms included), no circles, environment, vendor calls and file sizes OK"

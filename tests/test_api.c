@@ -1,4 +1,4 @@
-/* Check suite for libgmm's public interface (include/gmm/gmm.h, models/api.c, api_start.c):
+/* Check suite for libgmm's public interface (include/gmm/gmm.h, models/api/api.c, api_start.c):
  * one EM iteration from given initial parameters against the hand-computed update, the data
  * types and scale against float64, warm starts, model.bin through the handle, the metrics, and
  * the error codes and sentences (a singular covariance names the component and reg_covar). */

@@ -1,4 +1,4 @@
-/* Check suite for infiMNIST-style data (models/augment.h, data/idx_writer.h, gmm-augment): the
+/* Check suite for infiMNIST-style data (data/augment.h, data/idx_writer.h, gmm-augment): the
  * deformation against a direct double-precision reference, the identity and pure-shift cases,
  * reproducibility across pieces and threads, the streaming IDX writer's promises, and the
  * program end to end (output loads, same seed same bytes, bad options). */
@@ -12,8 +12,8 @@
 #include "data/dataset.h"
 #include "data/idx.h"
 #include "data/idx_writer.h"
-#include "models/augment.h"
-#include "models/rng.h"
+#include "data/augment.h"
+#include "kernels/rng.h"
 #include "tests/testutil.h"
 
 enum { ROWS = 12, COLS = 10, N_ORIG = 7 };

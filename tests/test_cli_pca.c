@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "models/model_io.h"
+#include "models/io/model_io.h"
 #include "tests/testutil.h"
 
 #define FIX_N 400
@@ -59,9 +59,9 @@ START_TEST(test_pca_train_predict)
         gmm_model m = {0};
         ck_assert_int_eq(gmm_model_load(tu_tmp_path("p.bin"), &m), GMM_OK);
         ck_assert_int_eq(m.dim, 4);
-        ck_assert_ptr_nonnull(m.projection);
-        ck_assert_int_eq(m.projection->input_dim, 36);
-        ck_assert_int_eq(m.projection->whiten, whiten);
+        ck_assert_ptr_nonnull(gmm_space_pca(m.space));
+        ck_assert_int_eq(gmm_space_pca(m.space)->input_dim, 36);
+        ck_assert_int_eq(gmm_space_pca(m.space)->whiten, whiten);
         ck_assert_int_eq(m.image_rows * m.image_cols, 36);
         gmm_model_free(&m);
         /* predicting the training split with the saved model scores as the training run */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "models/model_io.h"
+#include "models/io/model_io.h"
 #include "tests/testutil.h"
 
 #define FIX_N 400
@@ -47,10 +47,10 @@ START_TEST(test_spectral_train_predict)
     free(out);
     gmm_model m = {0};
     TU_CHECK_OK(gmm_model_load(tu_tmp_path("s.bin"), &m));
-    ck_assert_ptr_nonnull(m.spectral);
+    ck_assert_ptr_nonnull(gmm_space_spectral(m.space));
     ck_assert_int_eq(m.dim, 3);
-    ck_assert_int_eq(m.spectral->n_train, FIX_N);
-    ck_assert_int_eq(m.spectral->n_neighbors, 8);
+    ck_assert_int_eq(gmm_space_spectral(m.space)->n_train, FIX_N);
+    ck_assert_int_eq(gmm_space_spectral(m.space)->n_neighbors, 8);
     ck_assert_int_eq(gmm_model_input_dim(&m), FIX_SIDE * FIX_SIDE);
     gmm_model_free(&m);
     /* pictures in pixel space: a 6 x 6 tile per component */
@@ -75,7 +75,7 @@ START_TEST(test_spectral_train_predict)
     ck_assert_ptr_nonnull(strstr(out, "accuracy 1.0000"));
     free(out);
     TU_CHECK_OK(gmm_model_load(tu_tmp_path("i.bin"), &m));
-    ck_assert_ptr_null(m.spectral);
+    ck_assert_ptr_null(gmm_space_spectral(m.space));
     ck_assert_int_eq(m.dim, FIX_SIDE * FIX_SIDE);
     ck_assert_int_eq(m.init, GMM_INIT_SPECTRAL);
     gmm_model_free(&m);

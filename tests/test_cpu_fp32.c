@@ -9,9 +9,10 @@
 
 #include "kernels/blas_cpu.h"
 #include "kernels/estep_rows.h"
-#include "models/backend.h"
-#include "models/cpu_estep.h"
-#include "models/gmm.h"
+#include "models/backend/backend.h"
+#include "models/backend/cpu/cpu_estep.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 #include "tests/testutil.h"
 
 /* d = 150 > CPU_ESTEP_BLOCK: two column blocks of unequal width. */

@@ -13,8 +13,11 @@
 #include "data/colormap.h"
 #include "data/png_write.h"
 #include "kernels/entropy.h"
-#include "models/diagnostics.h"
-#include "models/model_io.h"
+#include "models/eval/diagnostics.h"
+#include "models/io/model_io.h"
+#include "models/core/em.h"
+#include "models/core/pixel_means.h"
+#include "models/core/score.h"
 #include "tests/testutil.h"
 
 START_TEST(test_histogram_sums_to_count)

@@ -1,7 +1,7 @@
 /* Check suite for data views and distributed fits on the CPU backend: a fit of image bytes (a
  * U8 view, converted chunk by chunk) equals the fit of the same values as a float64 matrix, also
  * when a tiny memory budget makes the chunks a few rows; a fit of data split over 2 and 3 ranks
- * (threads of this process, models/comm_threads.h; 601 rows do not divide) gives the one-rank
+ * (threads of this process, models/dist/comm_threads.h; 601 rows do not divide) gives the one-rank
  * lower bound to 1e-10, the same labels and the same means; k-means++ over ranks draws the same
  * seeds; and a rank that fails ends every rank with its message instead of a hang. */
 #include <check.h>
@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/comm_threads.h"
-#include "models/gmm.h"
-#include "models/kmeans.h"
+#include "models/dist/comm_threads.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/backend/cpu/kmeans.h"
 #include "tests/testutil.h"
 
 enum { N = 601, D = 12, K = 4 };

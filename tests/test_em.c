@@ -11,8 +11,9 @@
 #endif
 #include <string.h>
 
-#include "models/gmm.h"
-#include "models/model_io.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/io/model_io.h"
 #include "tests/testutil.h"
 
 static const gmm_cov_type all_types[4] = {GMM_COV_FULL, GMM_COV_TIED, GMM_COV_DIAG,

@@ -1,4 +1,4 @@
-/* Check suite for the CUDA backend (models/backend_cuda.cu): every backend operation compared
+/* Check suite for the CUDA backend (models/backend/cuda/backend_cuda.cu): every backend operation compared
  * with the CPU backend on random and awkward sizes (N not a multiple of any block, K = 1,
  * d = 1, d = 784) for all four covariance types, forced small chunks, float32/TF32 bounds,
  * every tuning variant, the compaction and the Cholesky failure message (the k-means,
@@ -11,10 +11,11 @@
 
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
-#include "models/backend.h"
-#include "models/gmm.h"
-#include "models/init.h"
-#include "models/rng.h"
+#include "models/backend/backend.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/core/init.h"
+#include "kernels/rng.h"
 #include "tests/testutil.h"
 
 /* The backend tuning of the next create (the variants set fields and reset them). */

@@ -9,10 +9,11 @@
 #include <string.h>
 
 #include "data/dataset.h"
-#include "models/backend.h"
-#include "models/gmm.h"
-#include "models/init.h"
-#include "models/rng.h"
+#include "models/backend/backend.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/core/init.h"
+#include "kernels/rng.h"
 #include "tests/testutil.h"
 
 #define gpu tu_gpu_backend

@@ -1,4 +1,4 @@
-/* Check suite for fits over several GPUs (models/multi_gpu.h): 2 GPUs against 1 on a synthetic
+/* Check suite for fits over several GPUs (models/fit/multi_gpu.h): 2 GPUs against 1 on a synthetic
  * U8 set whose row count does not divide by 2 (the lower bound to 1e-10 relative, the same
  * labels for every row, the means to 1e-10), the scores gathered in row order; and a rank that
  * fails on purpose (before its fit, and mid-fit after EM iteration 2) makes every rank return an
@@ -10,9 +10,10 @@
 #include <string.h>
 
 #include "kernels/gpu_info.h"
-#include "models/comm_nccl.h"
-#include "models/gmm.h"
-#include "models/multi_gpu.h"
+#include "models/dist/comm_nccl.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/fit/multi_gpu.h"
 #include "tests/testutil.h"
 
 #define CHECK_OK TU_CHECK_OK

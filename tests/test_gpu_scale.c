@@ -1,4 +1,4 @@
-/* Check suite for the CUDA backend's compact and streamed data (models/cuda_chunks.cu): a fit
+/* Check suite for the CUDA backend's compact and streamed data (models/backend/cuda/cuda_chunks.cu): a fit
  * on an image-byte (U8) view on the GPU against the CPU backend on the same view and against
  * the GPU on the same values as a float64 view; chunked conversion (a small chunk_rows); and a
  * memory budget smaller than the data, which makes the context stream the rows from host memory
@@ -10,9 +10,10 @@
 #include <string.h>
 
 #include "data/dataset.h"
-#include "models/backend.h"
+#include "models/backend/backend.h"
 #include "models/data_view.h"
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 #include "tests/testutil.h"
 
 #define CHECK_OK TU_CHECK_OK

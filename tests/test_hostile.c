@@ -19,7 +19,7 @@
 
 #include "data/dataset.h"
 #include "data/idx.h"
-#include "models/model_io.h"
+#include "models/io/model_io.h"
 #include "tests/testutil.h"
 
 static void write_bytes(const char *path, const void *bytes, size_t len, const char *mode)

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/gmm.h"
-#include "models/init.h"
-#include "models/init_knn.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/core/init.h"
+#include "models/core/init_knn.h"
 #include "tests/testutil.h"
 
 #define N_CLUSTERS 4

@@ -16,8 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "models/gmm.h"
-#include "models/model_io.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/io/model_io.h"
 #include "tests/testutil.h"
 
 /* 4000 noisy 20 x 20 images: a full-covariance iteration takes a sizeable fraction of a second,

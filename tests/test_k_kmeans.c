@@ -1,5 +1,5 @@
 /* Check suite for the k-means steps (kernels/kmeans.h) and the loops written once over them
- * (models/kmeans.h). The CPU twins against naive loops: exact ties (a duplicated center: the
+ * (models/backend/cpu/kmeans.h). The CPU twins against naive loops: exact ties (a duplicated center: the
  * first wins, the duplicate's cluster is empty), K = 1, d = 1, n = 1, the searchsorted
  * boundaries of the k-means++ pick; Lloyd's empty-cluster rule and k-means++ on blobs. On a GPU,
  * every CUDA version against its CPU twin on the same inputs (outputs poisoned first): labels,
@@ -12,7 +12,7 @@
 
 #include "bench/bench_gpu.h"
 #include "kernels/kmeans.h"
-#include "models/kmeans.h"
+#include "models/backend/cpu/kmeans.h"
 #include "tests/testutil.h"
 
 #define BOUND 1e-12

@@ -1,10 +1,10 @@
-/* Check suite for models/metrics.c: Hungarian matching against brute force, and accuracy, NMI and
+/* Check suite for models/eval/metrics.c: Hungarian matching against brute force, and accuracy, NMI and
  * ARI against hand-computed values and the numbers scikit-learn 1.2 reports for the same labels. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/metrics.h"
+#include "models/eval/metrics.h"
 #include "tests/testutil.h"
 
 #define N_OF(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))

@@ -1,4 +1,4 @@
-/* Check suite for models/model_io.c: bit-exact round trips for every covariance type, version-1
+/* Check suite for models/io/model_io.c: bit-exact round trips for every covariance type, version-1
  * files still read, and a clear status and message (never a crash) for each way a model file
  * can be missing or damaged. */
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <zlib.h>
 
 #include "data/file_open.h"
-#include "models/model_io.h"
-#include "models/model_triangles.h"
-#include "models/pca.h"
+#include "models/io/model_io.h"
+#include "models/io/model_triangles.h"
+#include "models/features/pca.h"
 #include "tests/testutil.h"
 
 /* Offsets of fields in the layout documented in model_io.h. */
@@ -370,7 +370,7 @@ START_TEST(test_version_1_still_loads)
     write_file(v2_path, v2, size2);
     memset(&b, 0, sizeof b);
     ck_assert_int_eq(gmm_model_load(v2_path, &b), GMM_OK);
-    ck_assert_ptr_null(b.projection);
+    ck_assert_ptr_null(gmm_space_pca(b.space));
     assert_same_model(&a, &b);
     gmm_model_free(&b);
     /* version 1 */
@@ -385,7 +385,7 @@ START_TEST(test_version_1_still_loads)
     memset(&b, 0, sizeof b);
     ck_assert_int_eq(gmm_model_load(v1_path, &b), GMM_OK);
     ck_assert(b.blur_sigma == 0.0);
-    ck_assert_ptr_null(b.projection);
+    ck_assert_ptr_null(gmm_space_pca(b.space));
     a.blur_sigma = 0;
     assert_same_model(&a, &b);
     free(v3);
@@ -515,28 +515,30 @@ START_TEST(test_spectral_space_round_trip)
     make_model(&a, GMM_COV_FULL, 2, 1, 3, 17);
     a.image_rows = 5;
     a.image_cols = 7;
-    ck_assert_int_eq(gmm_spectral_space_alloc(21, 35, 4, 3, &a.spectral), GMM_OK);
-    for (int i = 0; i < 21 * 35; i++) a.spectral->images[i] = (uint8_t)(i * 7 + 3);
-    tu_fill_uniform(a.spectral->embedding, 21 * 3, -0.1, 0.1, 5);
-    tu_fill_uniform(a.spectral->eigenvalues, 3, 0.9, 0.99, 6);
-    tu_fill_uniform(a.spectral->degrees, 21, 2.0, 6.0, 7);
+    gmm_spectral_space *spectral = NULL;
+    ck_assert_int_eq(gmm_spectral_space_alloc(21, 35, 4, 3, &spectral), GMM_OK);
+    ck_assert_int_eq(gmm_feature_space_from_spectral(spectral, &a.space), GMM_OK);
+    for (int i = 0; i < 21 * 35; i++) gmm_space_spectral(a.space)->images[i] = (uint8_t)(i * 7 + 3);
+    tu_fill_uniform(gmm_space_spectral(a.space)->embedding, 21 * 3, -0.1, 0.1, 5);
+    tu_fill_uniform(gmm_space_spectral(a.space)->eigenvalues, 3, 0.9, 0.99, 6);
+    tu_fill_uniform(gmm_space_spectral(a.space)->degrees, 21, 2.0, 6.0, 7);
     ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
     memset(&b, 0, sizeof b);
     ck_assert_int_eq(gmm_model_load(path, &b), GMM_OK);
     assert_same_model(&a, &b);
-    ck_assert_ptr_nonnull(b.spectral);
-    ck_assert_int_eq(b.spectral->n_train, 21);
-    ck_assert_int_eq(b.spectral->input_dim, 35);
-    ck_assert_int_eq(b.spectral->n_neighbors, 4);
+    ck_assert_ptr_nonnull(gmm_space_spectral(b.space));
+    ck_assert_int_eq(gmm_space_spectral(b.space)->n_train, 21);
+    ck_assert_int_eq(gmm_space_spectral(b.space)->input_dim, 35);
+    ck_assert_int_eq(gmm_space_spectral(b.space)->n_neighbors, 4);
     ck_assert_int_eq(gmm_model_input_dim(&b), 35);
-    ck_assert_int_eq(memcmp(b.spectral->images, a.spectral->images, 21 * 35), 0);
-    ck_assert_int_eq(memcmp(b.spectral->embedding, a.spectral->embedding, sizeof(double) * 63), 0);
-    ck_assert_int_eq(memcmp(b.spectral->eigenvalues, a.spectral->eigenvalues, sizeof(double) * 3), 0);
-    ck_assert_int_eq(memcmp(b.spectral->degrees, a.spectral->degrees, sizeof(double) * 21), 0);
+    ck_assert_int_eq(memcmp(gmm_space_spectral(b.space)->images, gmm_space_spectral(a.space)->images, 21 * 35), 0);
+    ck_assert_int_eq(memcmp(gmm_space_spectral(b.space)->embedding, gmm_space_spectral(a.space)->embedding, sizeof(double) * 63), 0);
+    ck_assert_int_eq(memcmp(gmm_space_spectral(b.space)->eigenvalues, gmm_space_spectral(a.space)->eigenvalues, sizeof(double) * 3), 0);
+    ck_assert_int_eq(memcmp(gmm_space_spectral(b.space)->degrees, gmm_space_spectral(a.space)->degrees, sizeof(double) * 21), 0);
     gmm_model c;
     memset(&c, 0, sizeof c);
     ck_assert_int_eq(gmm_model_copy(&c, &b), GMM_OK);
-    ck_assert_int_eq(memcmp(c.spectral->degrees, a.spectral->degrees, sizeof(double) * 21), 0);
+    ck_assert_int_eq(memcmp(gmm_space_spectral(c.space)->degrees, gmm_space_spectral(a.space)->degrees, sizeof(double) * 21), 0);
     gmm_model_free(&c);
     gmm_model_free(&b);
 
@@ -560,8 +562,14 @@ START_TEST(test_spectral_space_round_trip)
     free(edit);
     free(buf);
 
-    ck_assert_int_eq(gmm_projection_alloc(35, 3, 0, &a.projection), GMM_OK);
+    /* a space whose dimension is not the model's: refused */
+    gmm_feature_space_free(a.space);
+    a.space = NULL;
+    gmm_projection *projection = NULL;
+    ck_assert_int_eq(gmm_projection_alloc(35, a.dim + 1, 0, &projection), GMM_OK);
+    ck_assert_int_eq(gmm_feature_space_from_pca(projection, &a.space), GMM_OK);
     ck_assert_int_eq(gmm_model_save(path, &a), GMM_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(gmm_error_message(GMM_ERR_ARG), "with a projection of"));
     gmm_model_free(&a);
 }
 END_TEST

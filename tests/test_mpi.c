@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "data/idx.h"
-#include "models/model_io.h"
+#include "models/io/model_io.h"
 #include "tests/testutil.h"
 
 #ifndef GMM_BUILT_WITH_MPI

@@ -3,7 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/gmm.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
 #include "tests/testutil.h"
 
 START_TEST(test_defaults)

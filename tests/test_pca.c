@@ -1,5 +1,5 @@
 /* Check suite for the symmetric eigensolver (linalg/eigen.h) and the PCA projection inside the
- * model (models/pca.h): eigenpairs of a matrix with a known spectrum, the projection of data
+ * model (models/features/pca.h): eigenpairs of a matrix with a known spectrum, the projection of data
  * whose principal axes are known exactly, the map back, model.bin version 3 round trips with
  * identical predictions, mapped-back means that equal a pixel-space fit's, and the error cases.
  * The GPU halves are compared with the CPU when a GPU is present (skipped otherwise). */
@@ -12,8 +12,11 @@
 #include "bench/bench_gpu.h"
 #include "kernels/blas_cpu.h"
 #include "linalg/eigen.h"
-#include "models/model_io.h"
-#include "models/pca.h"
+#include "models/io/model_io.h"
+#include "models/features/pca.h"
+#include "models/core/em.h"
+#include "models/core/pixel_means.h"
+#include "models/core/score.h"
 #include "tests/testutil.h"
 
 /* A random orthogonal Q (dim x dim, rows orthonormal) by Gram-Schmidt on normal rows. */
@@ -295,25 +298,25 @@ START_TEST(test_save_load_predict)
         fit_options(&opt);
         gmm_model a = {0}, b = {0};
         ck_assert_int_eq(gmm_fit(Z, BN, 3, &opt, &a), GMM_OK);
-        a.projection = p;
+        ck_assert_int_eq(gmm_feature_space_from_pca(p, &a.space), GMM_OK);
         a.image_rows = 2, a.image_cols = 3; /* the input's shape, not the fit's */
         int labels_a[BN], labels_b[BN];
         ck_assert_int_eq(gmm_score_samples(&a, Z, BN, GMM_DEVICE_CPU, NULL, NULL, labels_a), GMM_OK);
         const char *path = tu_tmp_path("pca.bin");
         ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
         ck_assert_int_eq(gmm_model_load(path, &b), GMM_OK);
-        ck_assert_ptr_nonnull(b.projection);
-        ck_assert_int_eq(b.projection->input_dim, BD);
-        ck_assert_int_eq(b.projection->n_axes, 3);
-        ck_assert_int_eq(b.projection->whiten, whiten);
-        ck_assert(b.projection->total_variance == p->total_variance);
-        ck_assert_int_eq(memcmp(b.projection->mean, p->mean, sizeof(double) * BD), 0);
-        ck_assert_int_eq(memcmp(b.projection->components, p->components, sizeof(double) * 3 * BD), 0);
-        ck_assert_int_eq(memcmp(b.projection->explained_variance, p->explained_variance,
+        ck_assert_ptr_nonnull(gmm_space_pca(b.space));
+        ck_assert_int_eq(gmm_space_pca(b.space)->input_dim, BD);
+        ck_assert_int_eq(gmm_space_pca(b.space)->n_axes, 3);
+        ck_assert_int_eq(gmm_space_pca(b.space)->whiten, whiten);
+        ck_assert(gmm_space_pca(b.space)->total_variance == p->total_variance);
+        ck_assert_int_eq(memcmp(gmm_space_pca(b.space)->mean, p->mean, sizeof(double) * BD), 0);
+        ck_assert_int_eq(memcmp(gmm_space_pca(b.space)->components, p->components, sizeof(double) * 3 * BD), 0);
+        ck_assert_int_eq(memcmp(gmm_space_pca(b.space)->explained_variance, p->explained_variance,
                                 sizeof(double) * 3), 0);
         ck_assert_int_eq(gmm_model_input_dim(&b), BD);
         double Zb[BN * 3];
-        ck_assert_int_eq(gmm_projection_apply(b.projection, X, BN, NULL, Zb), GMM_OK);
+        ck_assert_int_eq(gmm_projection_apply(gmm_space_pca(b.space), X, BN, NULL, Zb), GMM_OK);
         ck_assert_int_eq(gmm_score_samples(&b, Zb, BN, GMM_DEVICE_CPU, NULL, NULL, labels_b), GMM_OK);
         ck_assert_int_eq(memcmp(labels_a, labels_b, sizeof labels_a), 0);
         /* the blobs are found: every component holds one blob */
@@ -323,9 +326,9 @@ START_TEST(test_save_load_predict)
         /* a copy keeps its own projection */
         gmm_model c = {0};
         ck_assert_int_eq(gmm_model_copy(&c, &b), GMM_OK);
-        ck_assert_ptr_nonnull(c.projection);
-        ck_assert_ptr_ne(c.projection, b.projection);
-        ck_assert_int_eq(memcmp(c.projection->components, p->components, sizeof(double) * 3 * BD), 0);
+        ck_assert_ptr_nonnull(gmm_space_pca(c.space));
+        ck_assert_ptr_ne(gmm_space_pca(c.space), gmm_space_pca(b.space));
+        ck_assert_int_eq(memcmp(gmm_space_pca(c.space)->components, p->components, sizeof(double) * 3 * BD), 0);
         gmm_model_free(&c);
         gmm_model_free(&a); /* frees p */
         gmm_model_free(&b);
@@ -356,7 +359,7 @@ START_TEST(test_projection_checked_on_load)
     opt.n_components = 2;
     gmm_model a = {0}, b = {0};
     ck_assert_int_eq(gmm_fit(Z, BN, 2, &opt, &a), GMM_OK);
-    a.projection = p;
+    ck_assert_int_eq(gmm_feature_space_from_pca(p, &a.space), GMM_OK);
     const char *path = tu_tmp_path("pca_bad.bin");
     ck_assert_int_eq(gmm_model_save(path, &a), GMM_OK);
     FILE *f = fopen(path, "rb");
@@ -392,7 +395,7 @@ START_TEST(test_projection_checked_on_load)
         ck_assert_int_eq(st, GMM_ERR_FORMAT);
         ck_assert_msg(strstr(gmm_error_message(st), cases[t].word), "'%s' lacks '%s'",
                       gmm_error_message(st), cases[t].word);
-        ck_assert_ptr_null(b.projection);
+        ck_assert_ptr_null(gmm_space_pca(b.space));
     }
     /* image shape: rows x cols must be the input dimension (6), not the fit's (2) */
     a.image_rows = 1, a.image_cols = 2;
@@ -423,7 +426,7 @@ START_TEST(test_mapped_back_means)
     gmm_model pixel = {0}, projected = {0};
     ck_assert_int_eq(gmm_fit(X, BN, BD, &opt, &pixel), GMM_OK);
     ck_assert_int_eq(gmm_fit(Z, BN, BD, &opt, &projected), GMM_OK);
-    projected.projection = p;
+    ck_assert_int_eq(gmm_feature_space_from_pca(p, &projected.space), GMM_OK);
     double back[BK * BD];
     tu_poison(back, BK * BD);
     ck_assert_int_eq(gmm_model_pixel_means(&projected, back), GMM_OK);

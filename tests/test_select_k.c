@@ -1,4 +1,4 @@
-/* Check suite for choosing K (models/select_k.h) and the --json summaries: the K range picks
+/* Check suite for choosing K (models/fit/select_k.h) and the --json summaries: the K range picks
  * the true K of a well separated synthetic mixture by BIC, the fits on one re-sized context
  * equal separate gmm_fit_scored calls, bad ranges are refused (library and command line), and
  * gmm-train's and gmm-predict's JSON parses and holds the numbers the text prints. */
@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/gmm.h"
-#include "models/select_k.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/fit/select_k.h"
 #include "tests/testutil.h"
 
 #define TRUE_K 4

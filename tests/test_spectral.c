@@ -1,5 +1,5 @@
 /* Check suite for the Lanczos eigensolver (linalg/lanczos.h) and the spectral embedding
- * (models/spectral.h): graphs of known spectrum (a ring: cos(2 pi j / n), each twice; two
+ * (models/features/spectral.h): graphs of known spectrum (a ring: cos(2 pi j / n), each twice; two
  * disconnected cliques: 1 twice, then -1 / (m - 1)), a kNN graph against scipy's eigsh
  * (eigenvalues to 1e-9, eigenvectors inside the reference subspace to 1e-7), the GPU against
  * the CPU on a GPU, and the embedding: the eigenvector equation u = D^-1 A u / theta of every
@@ -12,7 +12,11 @@
 #include "kernels/knn.h"
 #include "kernels/knn_graph.h"
 #include "linalg/lanczos.h"
-#include "models/spectral.h"
+#include "models/features/spectral.h"
+#include "models/fit/spectral_init.h"
+#include "models/core/em.h"
+#include "models/core/pixel_means.h"
+#include "models/core/score.h"
 #include "tests/testutil.h"
 
 /* A CSR matrix built from dense rows (for the small known graphs). */
@@ -282,7 +286,9 @@ START_TEST(model_in_spectral_space)
         double v = 128 + 20 * X[i];
         bytes[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
     }
-    TU_CHECK_OK(gmm_spectral_space_from(&e, bytes, DIM, &m.spectral));
+    gmm_spectral_space *spectral = NULL;
+    TU_CHECK_OK(gmm_spectral_space_from(&e, bytes, DIM, &spectral));
+    TU_CHECK_OK(gmm_feature_space_from_spectral(spectral, &m.space));
     m.image_rows = 2;
     m.image_cols = 3;
     double means[K * DIM];
@@ -314,6 +320,7 @@ START_TEST(model_in_spectral_space)
     double *Xd = malloc(sizeof(double) * N * DIM);
     for (int i = 0; i < N * DIM; i++) Xd[i] = X[i];
     o.init = GMM_INIT_SPECTRAL;
+    gmm_options_plug_fitted_init(&o);
     o.spectral_dims = D;
     o.knn_neighbors = 8;
     TU_CHECK_OK(gmm_fit_scored(Xd, N, DIM, &o, &m, &sc));

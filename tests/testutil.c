@@ -1,7 +1,7 @@
 /* Implementation of the shared test helpers (see testutil.h). */
 #include "tests/testutil.h"
 
-#include "models/backend.h"
+#include "models/backend/backend.h"
 
 #include "data/idx.h"
 #include "kernels/gpu_info.h"

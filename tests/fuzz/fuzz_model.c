@@ -1,4 +1,4 @@
-/* libFuzzer harness for the model loader (models/model_io.c, models/model_check.c): the input is
+/* libFuzzer harness for the model loader (models/io/model_io.c, models/io/model_check.c): the input is
  * loaded as it is and again with its CRC recomputed (so that the fuzzer gets past the checksum
  * to the semantic checks). An accepted model must round-trip through gmm_model_save (the same
  * arrays bit for bit; a file of the current version byte for byte, unless it was dense where
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "models/model_io.h"
+#include "models/io/model_io.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #define CHECK(cond)                                                                            \

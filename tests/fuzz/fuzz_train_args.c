@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "app/gmm_train_args.h"
-#include "models/model_io.h"
+#include "models/io/model_io.h"
 #include "tests/fuzz/fuzz_args.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -1,0 +1,507 @@
+/* libgmm's public interface (include/gmm/gmm.h) over the internal model: opaque handles, fit
+ * parameters by name, data in float64/float32/uint8 with a scale, and "CODE: detail" errors. */
+#include "include/gmm/gmm.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/api/api_start.h"
+#include "models/fit/spectral_init.h"
+#include "models/core/em.h"
+#include "models/core/score.h"
+#include "models/eval/metrics.h"
+#include "models/io/model_io.h"
+
+/* The public codes are the internal status values. */
+_Static_assert(GMM_CODE_ERR_NOMEM == GMM_ERR_NOMEM && GMM_CODE_ERR_IO == GMM_ERR_IO &&
+                   GMM_CODE_ERR_FORMAT == GMM_ERR_FORMAT &&
+                   GMM_CODE_ERR_VERSION == GMM_ERR_VERSION &&
+                   GMM_CODE_ERR_CHECKSUM == GMM_ERR_CHECKSUM && GMM_CODE_ERR_ARG == GMM_ERR_ARG &&
+                   GMM_CODE_ERR_CHOLESKY == GMM_ERR_CHOLESKY &&
+                   GMM_CODE_ERR_NUMERIC == GMM_ERR_NUMERIC && GMM_CODE_ERR_CUDA == GMM_ERR_CUDA &&
+                   GMM_CODE_ERR_NO_DEVICE == GMM_ERR_NO_DEVICE &&
+                   GMM_CODE_ERR_UNSUPPORTED == GMM_ERR_UNSUPPORTED,
+               "public codes follow gmm_status");
+_Static_assert(sizeof(int) == sizeof(int32_t), "labels are int32_t in the public interface");
+_Static_assert(_Generic((gmm_progress_callback)0, gmm_progress_fn: 1, default: 0),
+               "gmm_progress_callback is gmm_progress_fn");
+
+struct gmm_mixture {
+    gmm_model model;
+    gmm_device device; /* scoring runs here */
+};
+
+struct gmm_params {
+    gmm_options options;
+    double *weights_init, *means_init, *precisions_init;
+    size_t n_weights, n_means, n_precisions;
+    const gmm_mixture *start;
+};
+
+static _Thread_local char last_error[1200];
+
+const char *gmm_version(void) { return "1.0.0"; }
+const char *gmm_last_error(void) { return last_error; }
+
+const char *gmm_code_name(int code)
+{
+    static const char *const names[] = {
+        "GMM_CODE_OK",        "GMM_CODE_ERR_NOMEM",    "GMM_CODE_ERR_IO",
+        "GMM_CODE_ERR_FORMAT", "GMM_CODE_ERR_VERSION", "GMM_CODE_ERR_CHECKSUM",
+        "GMM_CODE_ERR_ARG",   "GMM_CODE_ERR_CHOLESKY", "GMM_CODE_ERR_NUMERIC",
+        "GMM_CODE_ERR_CUDA",  "GMM_CODE_ERR_NO_DEVICE", "GMM_CODE_ERR_UNSUPPORTED",
+    };
+    if (code == GMM_INTERRUPTED) return "GMM_CODE_INTERRUPTED";
+    return code >= 0 && code < (int)(sizeof names / sizeof *names) ? names[code]
+                                                                    : "GMM_CODE_UNKNOWN";
+}
+
+/* Records "CODE: detail" for gmm_last_error, with the programs' option names --reg-covar and
+ * --device replaced by the parameters', reg_covar and device. Returns the code. */
+static int finish(gmm_status status)
+{
+    if (status == GMM_OK) {
+        last_error[0] = '\0';
+        return GMM_CODE_OK;
+    }
+    char detail[1024];
+    snprintf(detail, sizeof detail, "%s", gmm_error_message(status));
+    char *flag;
+    while ((flag = strstr(detail, "--reg-covar")) != NULL) {
+        memmove(flag, flag + 2, strlen(flag + 2) + 1);
+        flag[3] = '_';
+    }
+    while ((flag = strstr(detail, "--device")) != NULL) memmove(flag, flag + 2, strlen(flag + 2) + 1);
+    snprintf(last_error, sizeof last_error, "%s: %s", gmm_code_name(status), detail);
+    return status;
+}
+
+static int fail_arg(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int fail_arg(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return finish(gmm_error(GMM_ERR_ARG, "%s", msg));
+}
+
+/* ---- data in ---------------------------------------------------------------------------- */
+
+/* X as float64: in place for float64 with scale 1, else a converted copy in *owned. Every value
+ * must be finite. */
+static gmm_status as_float64(const void *X, int64_t n, int dim, int dtype, double scale,
+                             const double **out, double **owned)
+{
+    *out = NULL;
+    *owned = NULL;
+    if (!X) return gmm_error(GMM_ERR_ARG, "the data pointer is NULL");
+    if (n < 1 || dim < 1)
+        return gmm_error(GMM_ERR_ARG, "the data has %lld samples of %d features; both must be "
+                         ">= 1", (long long)n, dim);
+    if (!isfinite(scale) || scale == 0)
+        return gmm_error(GMM_ERR_ARG, "scale=%g must be finite and not 0", scale);
+    if (dtype != GMM_DTYPE_FLOAT64 && dtype != GMM_DTYPE_FLOAT32 && dtype != GMM_DTYPE_UINT8)
+        return gmm_error(GMM_ERR_ARG, "unknown dtype %d (float64 0, float32 1, uint8 2)", dtype);
+    size_t count = (size_t)n * (size_t)dim;
+    if (count / (size_t)dim != (size_t)n || count > SIZE_MAX / sizeof(double))
+        return gmm_error(GMM_ERR_ARG, "%lld x %d values do not fit in memory", (long long)n, dim);
+    int64_t bad = -1;
+    if (dtype == GMM_DTYPE_FLOAT64 && scale == 1.0) {
+        const double *x = X;
+        for (size_t i = 0; i < count && bad < 0; i++)
+            if (!isfinite(x[i])) bad = (int64_t)i;
+        if (bad >= 0) goto not_finite;
+        *out = x;
+        return GMM_OK;
+    }
+    double *copy = malloc(sizeof(double) * count);
+    if (!copy)
+        return gmm_error(GMM_ERR_NOMEM, "out of memory converting %lld x %d values to float64",
+                         (long long)n, dim);
+    if (dtype == GMM_DTYPE_FLOAT64) {
+        const double *x = X;
+        for (size_t i = 0; i < count; i++) copy[i] = x[i] * scale;
+    } else if (dtype == GMM_DTYPE_FLOAT32) {
+        const float *x = X;
+        for (size_t i = 0; i < count; i++) copy[i] = (double)x[i] * scale;
+    } else {
+        const uint8_t *x = X;
+        for (size_t i = 0; i < count; i++) copy[i] = (double)x[i] * scale;
+    }
+    for (size_t i = 0; i < count && bad < 0; i++)
+        if (!isfinite(copy[i])) bad = (int64_t)i;
+    if (bad >= 0) {
+        free(copy);
+        goto not_finite;
+    }
+    *out = copy;
+    *owned = copy;
+    return GMM_OK;
+not_finite:
+    return gmm_error(GMM_ERR_NUMERIC, "the data holds a NaN or infinite value (sample %lld, "
+                     "feature %lld)", (long long)(bad / dim), (long long)(bad % dim));
+}
+
+/* ---- parameters ------------------------------------------------------------------------- */
+
+int gmm_params_new(gmm_params **params)
+{
+    if (!params) return fail_arg("gmm_params_new: the output pointer is NULL");
+    *params = calloc(1, sizeof **params);
+    if (!*params) return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for the parameters"));
+    gmm_options_default(&(*params)->options);
+    return finish(GMM_OK);
+}
+
+void gmm_params_free(gmm_params *params)
+{
+    if (!params) return;
+    free(params->weights_init);
+    free(params->means_init);
+    free(params->precisions_init);
+    free(params);
+}
+
+static int int_in_range(const char *name, long long value, long long lo, long long hi, int *out)
+{
+    if (value < lo || value > hi)
+        return fail_arg("%s=%lld must be in %lld..%lld", name, value, lo, hi);
+    *out = (int)value;
+    return finish(GMM_OK);
+}
+
+int gmm_params_set_int(gmm_params *params, const char *name, long long value)
+{
+    if (!params || !name) return fail_arg("gmm_params_set_int: params or name is NULL");
+    gmm_options *o = &params->options;
+    if (!strcmp(name, "n_components")) return int_in_range(name, value, 1, 1 << 20, &o->n_components);
+    if (!strcmp(name, "max_iter")) return int_in_range(name, value, 1, 1 << 30, &o->max_iter);
+    if (!strcmp(name, "n_init")) return int_in_range(name, value, 1, 1 << 20, &o->n_init);
+    if (!strcmp(name, "verbose")) return int_in_range(name, value, 0, 10, &o->verbose);
+    if (!strcmp(name, "random_state")) {
+        if (value < 0) return fail_arg("random_state=%lld must be >= 0", value);
+        o->seed = (uint64_t)value;
+        return finish(GMM_OK);
+    }
+    return fail_arg("unknown integer parameter '%s' (n_components, max_iter, n_init, "
+                    "random_state, verbose)", name);
+}
+
+int gmm_params_set_double(gmm_params *params, const char *name, double value)
+{
+    if (!params || !name) return fail_arg("gmm_params_set_double: params or name is NULL");
+    if (!isfinite(value) || value < 0)
+        return fail_arg("%s=%g must be a finite number >= 0", name, value);
+    if (!strcmp(name, "tol")) params->options.tol = value;
+    else if (!strcmp(name, "reg_covar")) params->options.reg_covar = value;
+    else return fail_arg("unknown real parameter '%s' (tol, reg_covar)", name);
+    return finish(GMM_OK);
+}
+
+static int parse_device(const char *value, gmm_device *out)
+{
+    if (!strcmp(value, "auto")) *out = GMM_DEVICE_AUTO;
+    else if (!strcmp(value, "cpu")) *out = GMM_DEVICE_CPU;
+    else if (!strcmp(value, "gpu")) *out = GMM_DEVICE_GPU;
+    else return fail_arg("device '%s' is not one of auto, cpu, gpu", value);
+    return finish(GMM_OK);
+}
+
+int gmm_params_set_string(gmm_params *params, const char *name, const char *value)
+{
+    if (!params || !name || !value)
+        return fail_arg("gmm_params_set_string: params, name or value is NULL");
+    gmm_options *o = &params->options;
+    if (!strcmp(name, "covariance_type")) {
+        if (gmm_cov_type_parse(value, &o->covariance_type) != 0)
+            return fail_arg("covariance_type '%s' is not one of full, tied, diag, spherical",
+                            value);
+    } else if (!strcmp(name, "init_params")) {
+        if (gmm_init_parse(value, &o->init) != 0)
+            return fail_arg("init_params '%s' is not one of kmeans, k-means++, random, "
+                            "random_from_data, knn", value);
+    } else if (!strcmp(name, "precision")) {
+        if (gmm_precision_parse(value, &o->precision) != 0)
+            return fail_arg("precision '%s' is not one of fp64, fp32, tf32", value);
+    } else if (!strcmp(name, "device")) {
+        return parse_device(value, &o->device);
+    } else {
+        return fail_arg("unknown text parameter '%s' (covariance_type, init_params, device, "
+                        "precision)", name);
+    }
+    return finish(GMM_OK);
+}
+
+/* Replaces *slot with a copy of n values (NULL values: clears it). */
+static int keep_copy(double **slot, size_t *slot_n, const double *values, size_t n,
+                     const char *name)
+{
+    free(*slot);
+    *slot = NULL;
+    *slot_n = 0;
+    if (!values) return finish(GMM_OK);
+    if (n == 0) return fail_arg("%s is empty", name);
+    *slot = malloc(sizeof(double) * n);
+    if (!*slot) return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for %s", name));
+    memcpy(*slot, values, sizeof(double) * n);
+    *slot_n = n;
+    return finish(GMM_OK);
+}
+
+int gmm_params_set_weights_init(gmm_params *params, const double *weights, int n_components)
+{
+    if (!params) return fail_arg("gmm_params_set_weights_init: params is NULL");
+    if (weights && n_components < 1) return fail_arg("weights_init needs n_components >= 1");
+    return keep_copy(&params->weights_init, &params->n_weights, weights,
+                     weights ? (size_t)n_components : 0, "weights_init");
+}
+
+int gmm_params_set_means_init(gmm_params *params, const double *means, int n_components, int dim)
+{
+    if (!params) return fail_arg("gmm_params_set_means_init: params is NULL");
+    if (means && (n_components < 1 || dim < 1))
+        return fail_arg("means_init is %d x %d; both must be >= 1", n_components, dim);
+    return keep_copy(&params->means_init, &params->n_means, means,
+                     means ? (size_t)n_components * dim : 0, "means_init");
+}
+
+int gmm_params_set_precisions_init(gmm_params *params, const double *precisions, size_t count)
+{
+    if (!params) return fail_arg("gmm_params_set_precisions_init: params is NULL");
+    return keep_copy(&params->precisions_init, &params->n_precisions, precisions,
+                     precisions ? count : 0, "precisions_init");
+}
+
+int gmm_params_set_progress(gmm_params *params, gmm_progress_callback callback, void *user)
+{
+    if (!params) return fail_arg("gmm_params_set_progress: params is NULL");
+    params->options.on_progress = (gmm_progress_fn)callback; /* the same signature */
+    params->options.user = user;
+    return finish(GMM_OK);
+}
+
+int gmm_params_set_start(gmm_params *params, const gmm_mixture *start)
+{
+    if (!params) return fail_arg("gmm_params_set_start: params is NULL");
+    params->start = start;
+    return finish(GMM_OK);
+}
+
+/* ---- fit, score, sample ----------------------------------------------------------------- */
+
+int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, int dim,
+                    int dtype, double scale, gmm_mixture **model)
+{
+    if (!params || !model) return fail_arg("gmm_mixture_fit: params or model is NULL");
+    *model = NULL;
+    const double *x = NULL;
+    double *owned = NULL;
+    gmm_model start = {0};
+    gmm_mixture *m = NULL;
+    gmm_options o = params->options;
+    gmm_options_plug_fitted_init(&o);
+    gmm_status status = as_float64(X, n_samples, dim, dtype, scale, &x, &owned);
+    if (status != GMM_OK) goto fail;
+    if ((status = gmm_options_validate(&o, n_samples, dim)) != GMM_OK) goto fail;
+    if (params->start) {
+        o.init_model = &params->start->model;
+        o.n_init = 1;
+    } else if (params->weights_init || params->means_init || params->precisions_init) {
+        gmm_initial_arrays given = {params->weights_init, params->n_weights, params->means_init,
+                                    params->n_means, params->precisions_init,
+                                    params->n_precisions};
+        if ((status = gmm_start_from_arrays(x, n_samples, dim, &o, &given, &start)) != GMM_OK)
+            goto fail;
+        o.init_model = &start;
+        o.n_init = 1;
+    }
+    if (!(m = calloc(1, sizeof *m))) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory for a model handle");
+        goto fail;
+    }
+    m->device = o.device;
+    if ((status = gmm_fit(x, n_samples, dim, &o, &m->model)) != GMM_OK) goto fail;
+    *model = m;
+    m = NULL;
+fail:
+    gmm_mixture_free(m);
+    gmm_model_free(&start);
+    free(owned);
+    return finish(status);
+}
+
+void gmm_mixture_free(gmm_mixture *model)
+{
+    if (!model) return;
+    gmm_model_free(&model->model);
+    free(model);
+}
+
+int gmm_mixture_set_device(gmm_mixture *model, const char *device)
+{
+    if (!model || !device) return fail_arg("gmm_mixture_set_device: model or device is NULL");
+    return parse_device(device, &model->device);
+}
+
+/* Data checked and converted for scoring against the model's features. */
+static gmm_status scoring_data(const gmm_mixture *model, const void *X, int64_t n, int dim,
+                               int dtype, double scale, const double **x, double **owned)
+{
+    if (!model) return gmm_error(GMM_ERR_ARG, "the model handle is NULL");
+    if (dim != model->model.dim)
+        return gmm_error(GMM_ERR_ARG, "the data has %d features per sample but the model was "
+                         "fitted on %d", dim, model->model.dim);
+    return as_float64(X, n, dim, dtype, scale, x, owned);
+}
+
+int gmm_mixture_score_samples(const gmm_mixture *model, const void *X, int64_t n_samples,
+                              int dim, int dtype, double scale, double *log_likelihood,
+                              double *proba, int32_t *labels)
+{
+    const double *x;
+    double *owned;
+    gmm_status status = scoring_data(model, X, n_samples, dim, dtype, scale, &x, &owned);
+    if (status == GMM_OK)
+        status = gmm_score_samples(&model->model, x, n_samples, model->device, log_likelihood,
+                                   proba, (int *)labels);
+    free(owned);
+    return finish(status);
+}
+
+int gmm_mixture_score(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
+                      int dtype, double scale, double *mean_log_likelihood)
+{
+    if (!mean_log_likelihood) return fail_arg("gmm_mixture_score: the output is NULL");
+    const double *x;
+    double *owned;
+    gmm_status status = scoring_data(model, X, n_samples, dim, dtype, scale, &x, &owned);
+    if (status == GMM_OK)
+        status = gmm_score(&model->model, x, n_samples, model->device, mean_log_likelihood);
+    free(owned);
+    return finish(status);
+}
+
+static int criterion(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
+                     int dtype, double scale, int bic, double *out)
+{
+    if (!out) return fail_arg("the output of gmm_mixture_%s is NULL", bic ? "bic" : "aic");
+    double mean;
+    int code = gmm_mixture_score(model, X, n_samples, dim, dtype, scale, &mean);
+    if (code != GMM_CODE_OK) return code;
+    *out = bic ? gmm_bic(&model->model, mean, n_samples) : gmm_aic(&model->model, mean, n_samples);
+    return GMM_CODE_OK;
+}
+
+int gmm_mixture_bic(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
+                    int dtype, double scale, double *bic)
+{
+    return criterion(model, X, n_samples, dim, dtype, scale, 1, bic);
+}
+
+int gmm_mixture_aic(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
+                    int dtype, double scale, double *aic)
+{
+    return criterion(model, X, n_samples, dim, dtype, scale, 0, aic);
+}
+
+int gmm_mixture_sample(const gmm_mixture *model, int64_t n_samples, uint64_t seed, double *X,
+                       int32_t *labels)
+{
+    if (!model || !X) return fail_arg("gmm_mixture_sample: model or output is NULL");
+    if (n_samples < 1) return fail_arg("n_samples=%lld must be >= 1", (long long)n_samples);
+    return finish(gmm_sample(&model->model, n_samples, seed, X, (int *)labels));
+}
+
+int gmm_mixture_save(const gmm_mixture *model, const char *path)
+{
+    if (!model || !path) return fail_arg("gmm_mixture_save: model or path is NULL");
+    return finish(gmm_model_save(path, &model->model));
+}
+
+int gmm_mixture_load(const char *path, gmm_mixture **model)
+{
+    if (!path || !model) return fail_arg("gmm_mixture_load: path or model is NULL");
+    *model = calloc(1, sizeof **model);
+    if (!*model) return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for a model handle"));
+    (*model)->device = GMM_DEVICE_AUTO;
+    gmm_status status = gmm_model_load(path, &(*model)->model);
+    if (status != GMM_OK) {
+        gmm_mixture_free(*model);
+        *model = NULL;
+    }
+    return finish(status);
+}
+
+/* ---- accessors -------------------------------------------------------------------------- */
+
+int gmm_mixture_n_components(const gmm_mixture *m) { return m ? m->model.n_components : 0; }
+int gmm_mixture_dim(const gmm_mixture *m) { return m ? m->model.dim : 0; }
+const char *gmm_mixture_covariance_type(const gmm_mixture *m)
+{
+    return m ? gmm_cov_type_name(m->model.covariance_type) : "";
+}
+size_t gmm_mixture_cov_size(const gmm_mixture *m)
+{
+    return m ? gmm_cov_size(m->model.covariance_type, m->model.n_components, m->model.dim) : 0;
+}
+const double *gmm_mixture_weights(const gmm_mixture *m) { return m ? m->model.weights : NULL; }
+const double *gmm_mixture_means(const gmm_mixture *m) { return m ? m->model.means : NULL; }
+const double *gmm_mixture_covariances(const gmm_mixture *m)
+{
+    return m ? m->model.covariances : NULL;
+}
+const double *gmm_mixture_precisions_cholesky(const gmm_mixture *m)
+{
+    return m ? m->model.precisions_cholesky : NULL;
+}
+int gmm_mixture_converged(const gmm_mixture *m) { return m ? m->model.converged : 0; }
+int gmm_mixture_n_iter(const gmm_mixture *m) { return m ? m->model.n_iter : 0; }
+double gmm_mixture_lower_bound(const gmm_mixture *m) { return m ? m->model.lower_bound : NAN; }
+int64_t gmm_mixture_n_train_samples(const gmm_mixture *m)
+{
+    return m ? m->model.n_train_samples : 0;
+}
+int64_t gmm_mixture_n_parameters(const gmm_mixture *m)
+{
+    return m ? gmm_n_parameters(&m->model) : 0;
+}
+
+/* ---- metrics ---------------------------------------------------------------------------- */
+
+int gmm_cluster_scores(const int32_t *clusters, int n_clusters, const uint8_t *classes,
+                       int n_classes, int64_t n_samples, double *accuracy, double *nmi,
+                       double *ari)
+{
+    if (!clusters || !classes) return fail_arg("gmm_cluster_scores: clusters or classes is NULL");
+    if (n_samples < 1 || n_clusters < 1 || n_classes < 1 || n_classes > 256)
+        return fail_arg("gmm_cluster_scores: %lld samples, %d clusters, %d classes (samples and "
+                        "clusters >= 1, classes in 1..256)", (long long)n_samples, n_clusters,
+                        n_classes);
+    for (int64_t i = 0; i < n_samples; i++) {
+        if (clusters[i] < 0 || clusters[i] >= n_clusters)
+            return fail_arg("clusters[%lld]=%d is outside 0..%d", (long long)i, clusters[i],
+                            n_clusters - 1);
+        if (classes[i] >= n_classes)
+            return fail_arg("classes[%lld]=%d is outside 0..%d", (long long)i, classes[i],
+                            n_classes - 1);
+    }
+    cluster_metrics m = {0};
+    gmm_status status = cluster_metrics_compute((const int *)clusters, n_clusters, classes,
+                                                n_classes, n_samples, &m);
+    if (status == GMM_OK) {
+        if (accuracy) *accuracy = m.accuracy;
+        if (nmi) *nmi = m.nmi;
+        if (ari) *ari = m.ari;
+    }
+    cluster_metrics_free(&m);
+    return finish(status);
+}

@@ -1,0 +1,192 @@
+/* Internal to the CUDA backend (backend_cuda.cu, cuda_estep.cu, cuda_mstep.cu, cuda_kmeans.cu):
+ * the context that one fit keeps on the device, and the steps each file implements. */
+#ifndef GMM_BACKEND_CUDA_CUH
+#define GMM_BACKEND_CUDA_CUH
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/convert.h"
+#include "kernels/cuda_check.h"
+#include "kernels/grid.cuh"
+#include "kernels/gpu_info.h"
+#include "kernels/gpu.h"
+#include "kernels/reduce.cuh" /* warp_sum, warp_max, block_sum, reduce_stage1/2_kernel, REDUCE_* */
+#include "models/backend/backend.h"
+
+/* How A_k^T A_k is formed: the lower 2 x 2 block triangle as three GEMMs (the default for
+ * d >= 128: 3/4 of a GEMM's work at the GEMM rate), a full GEMM, or SYRK (cuBLAS's DSYRK ran
+ * at about a third of the DGEMM rate on this d x d output, 60000-deep shape; see
+ * models/GPU_NOTES.md). The covariance reads the lower triangle only. */
+enum { COV_GEMM = 0, COV_SYRK = 1, COV_LOWER = 2 };
+
+/* GMM_FACTOR_BLOCKED and GMM_FACTOR_GRAPH_TRSM (cuda_factorise.cu): the factorisation (the
+ * batched chol_inverse on lane 0, or LANES_TRSM's calls) captured once into a CUDA graph on a
+ * stream of the context's own, and replayed. */
+#define CUDA_FACTOR_GRAPH_LANES 16
+typedef struct {
+    cudaStream_t origin;     /* blocking: the graph is captured on it and launched into it */
+    cudaEvent_t fork, join;  /* origin -> lanes, lanes -> origin inside the capture */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;    /* NULL: not captured yet, or dropped */
+    /* what the graph baked in, compared before each replay (a change: capture again) */
+    const double *cov, *acc, *prec;
+    const int *info;
+    int dim, n_mats, n_lanes;
+    gmm_factorisation mode;  /* BLOCKED or LANES_TRSM */
+    void *lane_workspace[CUDA_FACTOR_GRAPH_LANES]; /* each used lane's potrf workspace */
+    bool failed;             /* a capture or launch failed: the calls directly from then on */
+    char failure[200];       /* why (for a debugger: nothing reads it) */
+} cuda_factor_graph;
+
+struct gmm_backend_ctx {
+    int64_t n_samples;        /* this rank's rows */
+    int64_t first_row;        /* the global index of row 0 */
+    int64_t n_total;          /* the rows of every rank */
+    gmm_comm *comm;           /* NULL: one rank */
+    int dim, n_components;
+    gmm_cov_type type;
+    gmm_precision precision;
+    gmm_tuning tuning;        /* the options' tuning (set_n_components sizes the chunks again) */
+    bool single;      /* data and GEMMs in float32 */
+    int n_mats;       /* d x d matrices: K (full), 1 (tied), 0 */
+    size_t cov_n;     /* doubles in covariances / precisions_cholesky */
+    gmm_gpu *gpu;            /* the resources object: the caller's, or our own (owns_gpu) */
+    bool owns_gpu;
+
+    /* The data in its stored type (data_elem; kernels/convert.h): resident on the device (d_X),
+     * or, when it does not fit the memory budget, left in host memory (h_rows, pinned) and
+     * streamed chunk by chunk through d_raw[2] on copy_stream (cuda_chunks.cu). */
+    gmm_elem data_elem;
+    void *d_X;               /* N x d stored values (NULL when streaming) */
+    bool streams;
+    const void *h_rows;      /* the view's rows (or h_pinned_copy) */
+    void *h_pinned_copy;     /* a pinned copy when the view could not be registered */
+    bool h_registered;       /* the view's rows are registered (cudaHostRegister) */
+    void *d_raw[2];          /* streaming: two chunks of stored values */
+    void *d_conv;            /* a chunk converted to float64 or float32 */
+    int64_t stage_rows;      /* rows of one staged (converted or streamed) chunk */
+    cudaStream_t copy_stream; /* non-blocking: the host-to-device copies */
+    cudaEvent_t ev_copied[2], ev_free[2];
+    size_t held_bytes;       /* device bytes this context allocated (the budget's measure) */
+    size_t data_bytes_held;  /* of which the data and its staging buffers */
+    double *d_log_resp;      /* N x K */
+    double *d_resp;          /* N x K */
+    double *d_lpn;           /* N: log p(x_i) */
+    int resp_state;          /* 0: none, 1: d_resp valid (set_resp), 2: d_log_resp valid */
+    bool have_params;
+
+    double *d_weights, *d_means, *d_cov, *d_prec; /* current parameters */
+    double *d_const;         /* K: log w_k + log det U_k - d/2 log 2 pi */
+    double *d_b;             /* K x d: mu_k U_k (full, tied) */
+    void *d_ucat;            /* full: d x Kd [U_1 .. U_K]; tied: d x d U (double or float) */
+    double *d_acc;           /* cov_n (>= K d): accumulators, then the Cholesky factors */
+    double *d_nk;            /* K+1: N_k, then their sum */
+    double *d_stats;         /* K + K d: sum_i r_ik, then R^T X (sums split over chunks/ranks) */
+    double *d_chunk_sums;    /* K d: one chunk's weighted sums */
+    double *d_ones;          /* K ones: the divisors of plain weighted sums */
+    int *d_info;             /* 2 K: the Cholesky's infos, then the triangular inverse's */
+    double **d_ptrs;         /* n_mats device pointers into d_acc */
+    double **h_ptrs;
+    double **d_prec_ptrs;    /* n_mats device pointers into d_prec */
+    double **h_prec_ptrs;
+    void *d_tmp;             /* per-component products before their float64 sum (TF32 full,
+                                tied in float32/TF32): K d x d of the product's type */
+    int n_lanes;             /* concurrent cuBLAS lanes for the per-component products */
+    double *d_partial;       /* reduction partials */
+    size_t partial_n;
+    double *d_scalar;        /* 1 */
+    void *d_work;            /* chunk workspace */
+    int64_t chunk_rows;      /* E-step rows per chunk (the workspace's) */
+    int64_t estep_step;      /* E-step rows per pass: chunk_rows, or tuning.estep_rows */
+    int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32): rows x K x d
+                                scaled centred values fill the workspace */
+
+    /* M-step compaction (full, tied float32): rows with r_ik <= 1e-20 are left out of
+     * component k's product (kernels/compact.h), as the CPU's wcov_blas does */
+    bool compact;            /* false under tuning.no_compaction */
+    void *d_compact_ws;      /* compact_rows_cuda's workspace for mstep_rows rows */
+    size_t compact_ws_bytes;
+    int *h_bounds;           /* K + 1: packed start of each component */
+
+    bool kgemm;
+    int estep_blocks;        /* column blocks of the triangular E-step product (1: one GEMM) */
+    gmm_factorisation factorisation; /* never GMM_FACTOR_AUTO here */
+    cuda_factor_graph factor_graph;  /* GMM_FACTOR_GRAPH_TRSM's */
+    int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
+    bool means_matmul;       /* means product by matmul_cuda (tuning.means_product) */
+    bool cov_tiled;          /* float64 covariance products by wcov_packed_cuda (tuning.cov_kernel) */
+    double *h_nk;
+    int *h_info;
+};
+
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static inline int grid_for(int64_t n, int threads) { return kernel_grid_for(n, threads); }
+
+static inline size_t elem_size(const gmm_backend_ctx *c) { return c->single ? sizeof(float) : sizeof(double); }
+
+#define DMALLOC(ptr, bytes) GMM_CUDA_CHECK(cudaMalloc((void **)&(ptr), (bytes)))
+
+/* ---- the data, chunk by chunk (cuda_chunks.cu) ---------------------------------------------
+ * Every reader of the data goes through a chunk loop:
+ *     cuda_chunk_loop L;
+ *     if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, step, &L)) != GMM_OK) goto fail;
+ *     while (cuda_chunks_next(&L, &status)) { ... L.X: rows [L.r0, L.r0 + L.rows) ... }
+ *     if (status != GMM_OK) goto fail;
+ * L.X points straight into d_X when the data is resident in the asked type (one chunk of
+ * `step` rows: today's speed), else at the chunk converted on the legacy stream; when the data
+ * streams, chunk i + 1 is copied on copy_stream while chunk i's work runs. L.X is valid for the
+ * work queued on the legacy stream (or streams that sync with it) until the next call. */
+typedef struct {
+    gmm_backend_ctx *c;
+    gmm_elem want;
+    int64_t step;       /* rows per chunk */
+    int64_t r0, rows;   /* the current chunk */
+    int64_t next_r0;
+    int index;          /* chunks handed out so far */
+    const void *X;
+} cuda_chunk_loop;
+
+gmm_status cuda_chunks_begin(gmm_backend_ctx *c, gmm_elem want, int64_t step, cuda_chunk_loop *L);
+bool cuda_chunks_next(cuda_chunk_loop *L, gmm_status *status);
+/* The row count a chunk loop of at most `step` rows will use. */
+int64_t cuda_chunk_step(const gmm_backend_ctx *c, gmm_elem want, int64_t step);
+/* Row `index` of this rank's rows in float64 (host), exactly as the CPU converts it. */
+gmm_status cuda_data_row_f64(gmm_backend_ctx *c, int64_t index, double *row);
+/* Places the data (resident or streamed) and the staging buffers; cuda_data_free undoes it. */
+gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *asked_bytes);
+void cuda_data_free(gmm_backend_ctx *c);
+/* The sum over the ranks of n device doubles (a no-op on one rank): comm->sum_device, else
+ * through the host and gmm_comm_sum. */
+gmm_status cuda_comm_sum(gmm_backend_ctx *c, double *d_buf, size_t n);
+/* The compute type of the fit's E-step and M-step. */
+static inline gmm_elem compute_elem(const gmm_backend_ctx *c)
+{
+    return c->single ? GMM_ELEM_F32 : GMM_ELEM_F64;
+}
+
+/* cuda_estep.cu */
+gmm_status cuda_prepare_estep(gmm_backend_ctx *c);
+gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
+gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
+/* cuda_mstep.cu */
+gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
+/* cuda_factorise.cu: the Cholesky factors into d_acc (trsm modes) and the precision factors into
+ * d_prec from the covariances in d_cov, by c->factorisation; GMM_ERR_CHOLESKY names a
+ * covariance that is not positive definite. */
+gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar);
+/* Drops the captured graph (its buffers are about to change); cuda_factor_graph_free also
+ * destroys its stream and events. Both keep factor_graph.failed. */
+void cuda_factor_graph_drop(gmm_backend_ctx *c);
+void cuda_factor_graph_free(gmm_backend_ctx *c);
+/* cuda_kmeans.cu */
+gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, double *resp);
+gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices,
+                                double *centers);
+
+#endif

@@ -1,0 +1,256 @@
+/* The CUDA backend's E-step (see backend_cuda.cu), composed from named operations: the
+ * constants (log_det_cholesky_cuda, linalg/log_det.h) and the two private layout kernels below
+ * once per parameter set; then per row chunk the GEMM Y = X [U_1 .. U_K] (gmm_gpu_dgemm/sgemm;
+ * one GEMM per column block, skipping the zeros below the factors' diagonals, in the
+ * triangle-blocked layout of the CPU backend's cpu_estep.h), the row operation
+ * (estep_rows_cuda, kernels/estep_rows.h: squared distances, log-probabilities and their
+ * log-sum-exp), and at the end the fixed-order mean of log p(x_i) (reduce_sum_cuda,
+ * kernels/reduce.h).
+ *
+ * The packed factors and mu_k U_k stay private: they are this backend's way of feeding the GEMM
+ * (in the data's precision, b from the same rounded U so that y - b = (x - mu) U up to the
+ * GEMM's rounding); the CPU backend packs the same layout on the host (cpu_estep_pack_*), and
+ * the row operation that reads it is the shared one. */
+#include "kernels/estep_rows.h"
+#include "kernels/reduce.h"
+#include "linalg/log_det.h"
+#include "models/backend/cuda/backend_cuda.cuh"
+#include "models/precisions.h"
+
+/* The GEMM's right-hand side from the factors U (n_mats x d x d, float64), converted to T.
+ * block >= d: one d x (n_mats d) matrix, ucat[j, m*d + l] = U_m[j, l] (tied: U itself).
+ * block < d: the triangle-blocked layout of the CPU backend (models/backend/cpu/cpu_estep.h) with column
+ * blocks of width block: block J (columns [j0, j0 + w), rows [0, j1 = j0 + w)) is a j1 x
+ * (n_mats w) matrix [U_1[0:j1, J] .. U_M[0:j1, J]] stored after the blocks before it, which
+ * are all full, so it starts at n_mats block^2 J (J + 1) / 2. */
+template <typename T>
+static __global__ void ucat_kernel(const double *__restrict__ prec, int n_mats, int d, int block,
+                                   T *ucat)
+{
+    const int64_t dd = (int64_t)d * d, n = dd * n_mats, W = (int64_t)n_mats * d;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t m = e / dd, rem = e - m * dd, j = rem / d, l = rem - j * d;
+        if (block >= d) {
+            ucat[j * W + m * d + l] = (T)prec[e];
+        } else {
+            const int64_t J = l / block, j0 = J * block, w = d - j0 < block ? d - j0 : block;
+            if (j >= j0 + w) continue; /* below the block's rows: zeros, not stored */
+            const int64_t off = (int64_t)n_mats * block * block * (J * (J + 1) / 2);
+            ucat[off + j * n_mats * w + m * w + (l - j0)] = (T)prec[e];
+        }
+    }
+}
+
+/* b[k, l] = sum_j mu[k, j] U_k[j, l], with U rounded to T as the GEMM's copy is, so that
+ * y - b = (x - mu) U up to the GEMM's rounding; float64 takes a GEMM.
+ * A block per (component, 32 columns l): its 8 warps take every 8th j, then one sums the 8
+ * partial sums in order (a thread per (k, l) summing all d terms alone waited on d loads in a
+ * row: 0.16 ms at d = 784, K = 10). */
+template <typename T>
+static __global__ void mean_prec_kernel(const double *__restrict__ mu,
+                                        const double *__restrict__ prec, int K, int d, int full,
+                                        double *b)
+{
+    __shared__ double part[8][33];
+    const int k = blockIdx.y, l = blockIdx.x * 32 + threadIdx.x, w = threadIdx.y;
+    double s = 0;
+    if (l < d) {
+        const double *u = prec + (full ? (int64_t)k * d * d : 0) + l;
+        const double *m = mu + (int64_t)k * d;
+        for (int j = w; j < d; j += 8) s += m[j] * (double)(T)u[(int64_t)j * d];
+    }
+    part[w][threadIdx.x] = s;
+    __syncthreads();
+    if (w == 0 && l < d) {
+        double t = 0;
+        for (int q = 0; q < 8; q++) t += part[q][threadIdx.x];
+        b[(int64_t)k * d + l] = t;
+    }
+}
+
+/* Width of the E-step product's column blocks (d: one GEMM; so too with a GEMM per component):
+ * about d / estep_blocks, a multiple of 16 from 16 on (aligned blocks). */
+static int estep_block(const gmm_backend_ctx *c)
+{
+    const int d = c->dim;
+    if (c->estep_blocks <= 1 || (c->kgemm && c->type == GMM_COV_FULL)) return d;
+    int block = (d + c->estep_blocks - 1) / c->estep_blocks;
+    if (block >= 16) block = (block + 15) / 16 * 16;
+    return block < d ? block : d;
+}
+
+/* Derived E-step quantities: constants, [U_1 .. U_K] in the data's precision, mu_k U_k. */
+gmm_status cuda_prepare_estep(gmm_backend_ctx *c)
+{
+    gmm_status status = GMM_OK;
+    int K = c->n_components, d = c->dim;
+    int64_t nm = (int64_t)d * d * c->n_mats;
+    status = log_det_cholesky_cuda(gmm_log_det_layout(c->type), K, d, c->d_prec, c->d_weights,
+                                   c->d_const, NULL);
+    if (status != GMM_OK) goto fail;
+    if (c->n_mats > 0) {
+        const int block = estep_block(c);
+        const bool full = c->type == GMM_COV_FULL;
+        if (c->single) {
+            ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, block,
+                                                          (float *)c->d_ucat);
+            GMM_LAUNCH_CHECK("ucat_kernel");
+            mean_prec_kernel<float><<<dim3((d + 31) / 32, K), dim3(32, 8)>>>(
+                c->d_means, c->d_prec, K, d, full, c->d_b);
+            GMM_LAUNCH_CHECK("mean_prec_kernel");
+        } else {
+            ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, block,
+                                                           (double *)c->d_ucat);
+            GMM_LAUNCH_CHECK("ucat_kernel");
+            /* b_k = mu_k U_k: K products of one row (full) or one K-row product (tied) */
+            status = gmm_gpu_dgemm_batched(c->gpu, full ? 1 : K, d, d, c->d_means, d, full ? d : 0,
+                                           c->d_prec, d, full ? (int64_t)d * d : 0, c->d_b, d,
+                                           full ? d : 0, full ? K : 1);
+            if (status != GMM_OK) goto fail;
+        }
+    }
+    c->have_params = true;
+fail:
+    return status;
+}
+
+/* The row operation for the data's precision. */
+static gmm_status estep_rows(estep_rows_mode mode, const double *Y, int64_t ld, int64_t koff,
+                             int block, const double *b, const double *p, const double *cst,
+                             int64_t rows, int K, int d, double *lr, double *lpn, void *stream)
+{
+    return estep_rows_cuda(mode, Y, (size_t)ld, (size_t)koff, (size_t)block, b, p, cst,
+                           (size_t)rows, K, d, lr, lpn, stream);
+}
+static gmm_status estep_rows(estep_rows_mode mode, const float *Y, int64_t ld, int64_t koff,
+                             int block, const double *b, const double *p, const double *cst,
+                             int64_t rows, int K, int d, double *lr, double *lpn, void *stream)
+{
+    return estep_rows_f32_cuda(mode, Y, (size_t)ld, (size_t)koff, (size_t)block, b, p, cst,
+                               (size_t)rows, K, d, lr, lpn, stream);
+}
+
+/* Rows [r0, r0 + rows) (Xc, in the compute type): the GEMM (full, tied), then the row
+ * operation. */
+template <typename T>
+static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64_t rows)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    T *Y = (T *)c->d_work;
+    const T *U = (const T *)c->d_ucat;
+    double *lr = c->d_log_resp + r0 * K, *lpn = c->d_lpn + r0;
+    void *stream = gmm_gpu_stream(c->gpu);
+    const int W = c->type == GMM_COV_FULL ? K * d : d, block = estep_block(c);
+    if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED) {
+        if (c->kgemm && c->type == GMM_COV_FULL) {
+            for (int k = 0; k < K; k++) {
+                if (c->single)
+                    status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, d, d, 1.0f,
+                                           (const float *)Xc, d, (const float *)U + (size_t)k * d,
+                                           W, 0.0f, (float *)Y + (size_t)k * d, W);
+                else
+                    status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, d, d, 1.0,
+                                           (const double *)Xc, d,
+                                           (const double *)U + (size_t)k * d, W, 0.0,
+                                           (double *)Y + (size_t)k * d, W);
+                if (status != GMM_OK) goto fail;
+            }
+        } else if (block < d) {
+            /* U_k is upper triangular: column block [j0, j1) of (x - mu) U_k needs only rows
+             * [0, j1) of U_k; one GEMM over all components per block, X[:, 0:j1] times the
+             * packed block (ucat_kernel), into columns [M j0, M j1) of Y */
+            const int M = c->n_mats;
+            size_t off = 0;
+            for (int j0 = 0; j0 < d; j0 += block) {
+                const int w = d - j0 < block ? d - j0 : block, j1 = j0 + w;
+                if (c->single)
+                    status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, M * w, j1, 1.0f,
+                                           (const float *)Xc, d, (const float *)U + off, M * w,
+                                           0.0f, (float *)Y + (size_t)M * j0, W);
+                else
+                    status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, M * w, j1, 1.0,
+                                           (const double *)Xc, d, (const double *)U + off, M * w,
+                                           0.0, (double *)Y + (size_t)M * j0, W);
+                if (status != GMM_OK) goto fail;
+                off += (size_t)j1 * M * w;
+            }
+        } else {
+            if (c->single)
+                status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, W, d, 1.0f,
+                                       (const float *)Xc, d, (const float *)U, W, 0.0f,
+                                       (float *)Y, W);
+            else
+                status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, W, d, 1.0,
+                                       (const double *)Xc, d, (const double *)U, W, 0.0,
+                                       (double *)Y, W);
+            if (status != GMM_OK) goto fail;
+        }
+        status = estep_rows(ESTEP_ROWS_PROJECTED, Y, W, c->type == GMM_COV_FULL ? d : 0,
+                            block < d ? block : 0, c->d_b, NULL, c->d_const, rows, K, d, lr, lpn,
+                            stream);
+    } else {
+        status = estep_rows(c->type == GMM_COV_DIAG ? ESTEP_ROWS_DIAG : ESTEP_ROWS_SPHERICAL, Xc, d,
+                            0, 0, c->d_means, c->d_prec, c->d_const, rows, K, d, lr, lpn, stream);
+    }
+fail:
+    return status;
+}
+
+gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    gmm_status status = GMM_OK;
+    int64_t N = c->n_samples;
+    if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
+    if (c->n_components > ESTEP_ROWS_MAX_COMPONENTS)
+        return gmm_error(GMM_ERR_UNSUPPORTED, "the CUDA E-step supports at most %d components",
+                         ESTEP_ROWS_MAX_COMPONENTS);
+    {
+        cuda_chunk_loop L;
+        if ((status = cuda_chunks_begin(c, compute_elem(c), c->estep_step, &L)) != GMM_OK)
+            goto fail;
+        while (cuda_chunks_next(&L, &status)) {
+            status = c->single ? estep_chunk<float>(c, (const float *)L.X, L.r0, L.rows)
+                               : estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows);
+            if (status != GMM_OK) goto fail;
+        }
+        if (status != GMM_OK) goto fail;
+    }
+    if (gmm_comm_size(c->comm) <= 1) {
+        status = reduce_sum_cuda(c->d_lpn, (size_t)N, 1.0 / (double)N, c->d_partial,
+                                 c->d_scalar, gmm_gpu_stream(c->gpu));
+        if (status != GMM_OK) goto fail;
+        GMM_CUDA_CHECK(cudaMemcpy(mean_log_likelihood, c->d_scalar, sizeof(double),
+                                  cudaMemcpyDeviceToHost));
+    } else {
+        /* this rank's sum, summed over the ranks (as the CPU backend), over every rank's rows */
+        double total = 0;
+        status = reduce_sum_cuda(c->d_lpn, (size_t)N, 1.0, c->d_partial, c->d_scalar,
+                                 gmm_gpu_stream(c->gpu));
+        if (status != GMM_OK) goto fail;
+        if ((status = cuda_comm_sum(c, c->d_scalar, 1)) != GMM_OK) goto fail;
+        GMM_CUDA_CHECK(cudaMemcpy(&total, c->d_scalar, sizeof(double), cudaMemcpyDeviceToHost));
+        *mean_log_likelihood = total / (double)c->n_total;
+    }
+    c->resp_state = 2;
+    if (!isfinite(*mean_log_likelihood))
+        return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
+                         *mean_log_likelihood);
+fail:
+    return status;
+}
+
+gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp)
+{
+    gmm_status status = GMM_OK;
+    if (log_likelihood)
+        GMM_CUDA_CHECK(cudaMemcpy(log_likelihood, c->d_lpn, sizeof(double) * c->n_samples,
+                                  cudaMemcpyDeviceToHost));
+    if (log_resp)
+        GMM_CUDA_CHECK(cudaMemcpy(log_resp, c->d_log_resp,
+                                  sizeof(double) * c->n_samples * c->n_components,
+                                  cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}

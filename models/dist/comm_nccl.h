@@ -1,0 +1,44 @@
+/* NCCL for the sums over ranks on the device (the comm table's sum_device, models/dist/comm.h): one
+ * communicator per rank on that rank's current device, made from a unique id that rank 0 draws
+ * and hands to the others (over MPI, or in memory for the GPUs of one process), or all of one
+ * process's communicators at once. Without NCCL in the build (CUDA=0, or nccl.h not found) every
+ * function but gmm_nccl_available returns GMM_ERR_UNSUPPORTED saying so
+ * (comm_nccl_nocuda.c). */
+#ifndef GMM_COMM_NCCL_H
+#define GMM_COMM_NCCL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernels/gmm_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GMM_NCCL_ID_BYTES 128 /* NCCL_UNIQUE_ID_BYTES */
+
+typedef struct gmm_nccl gmm_nccl;
+
+/* Whether this build has NCCL. */
+bool gmm_nccl_available(void);
+/* A new unique id (rank 0 draws it, every rank passes it to gmm_nccl_create). */
+gmm_status gmm_nccl_unique_id(unsigned char id[GMM_NCCL_ID_BYTES]);
+/* This rank's communicator of `size` ranks on the calling thread's current device; returns
+ * when every rank has called it (ncclCommInitRank). */
+gmm_status gmm_nccl_create(gmm_nccl **out, const unsigned char id[GMM_NCCL_ID_BYTES], int rank,
+                           int size);
+/* Communicators for devices 0 .. n_devices - 1 of this process, out[i] for device i
+ * (ncclCommInitAll; rank i is device i). */
+gmm_status gmm_nccl_create_all(int n_devices, gmm_nccl **out);
+/* d_buf[0..count) := the sum over the ranks (ncclAllReduce, float64, in place), queued on
+ * stream (a cudaStream_t as void *; NULL: the legacy default stream). */
+gmm_status gmm_nccl_sum(gmm_nccl *nccl, double *d_buf, size_t count, void *stream);
+/* Aborts the communicator (operations in flight end) and frees it. */
+void gmm_nccl_abort(gmm_nccl *nccl);
+void gmm_nccl_destroy(gmm_nccl *nccl); /* accepts NULL */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

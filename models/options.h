@@ -1,0 +1,198 @@
+/* How a mixture is fitted: the options (scikit-learn's names and defaults), the device and
+ * precision, the callbacks a program hooks in (progress, notices, stop, checkpoints) and the
+ * tuning fields. Beside models/model.h at the bottom of models/. */
+#ifndef GMM_OPTIONS_H
+#define GMM_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/gpu.h"
+#include "models/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    GMM_DEVICE_AUTO = 0,
+    GMM_DEVICE_CPU = 1,
+    GMM_DEVICE_GPU = 2,
+} gmm_device;
+
+typedef enum {
+    GMM_PRECISION_FP64 = 0,
+    GMM_PRECISION_FP32 = 1,
+    GMM_PRECISION_TF32 = 2,
+} gmm_precision;
+
+/* Returns 0 and sets *out when name is known, -1 otherwise. */
+int gmm_precision_parse(const char *name, gmm_precision *out);
+const char *gmm_precision_name(gmm_precision precision);
+
+/* Per-iteration progress, called once per EM iteration. */
+typedef void (*gmm_progress_fn)(void *user, int init_index, int iteration, double lower_bound,
+                                double change, double seconds);
+/* Notices a user should see (a re-seeded component, the backend chosen, a subset used). */
+typedef void (*gmm_notice_fn)(void *user, const char *message);
+
+/* Asked after every EM iteration: nonzero stops the fit there (the iteration just finished is
+ * kept), and the fit returns GMM_INTERRUPTED with the model so far. The library knows no
+ * signals: a program's handler sets a flag that this function reads. */
+typedef int (*gmm_should_stop_fn)(void *user);
+/* A checkpoint: the parameters of the current initialisation after so_far->n_iter EM
+ * iterations (converged 0, lower_bound that of the last E-step, the training metadata filled;
+ * image shape, blur and data path left zero for the caller). Valid during the call only. A
+ * status other than GMM_OK ends the fit with it. */
+typedef gmm_status (*gmm_checkpoint_fn)(void *user, const gmm_model *so_far);
+/* The returned model is final: its parameters and training metadata are set (image shape, blur
+ * and data path are left for the caller, who may fill them here). Called once, after the last
+ * EM iteration and before the final E-step of gmm_fit_view / gmm_fit_scored, so that the caller
+ * can start on the model (write it, on a thread of its own) while the fit scores the data. From
+ * here on the model is the caller's: the fit neither changes nor frees it, even when a later
+ * step fails (free it as ever). Not called when the fit stops or fails before. */
+typedef void (*gmm_fitted_fn)(void *user, gmm_model *model);
+
+/* How the work is done, never what is computed (beyond rounding): fields of the options, not
+ * environment variables (the programs map GMM_CUDA_* and GMM_CPU_CHUNK_ROWS onto them). Zero is
+ * the default everywhere. */
+typedef enum {
+    GMM_COV_PRODUCT_AUTO = 0,  /* lower block triangle of GEMMs for d >= 128, one GEMM below */
+    GMM_COV_PRODUCT_GEMM = 1,  /* one full GEMM per component */
+    GMM_COV_PRODUCT_SYRK = 2,  /* cuBLAS SYRK (not under TF32, which runs through GEMM only) */
+    GMM_COV_PRODUCT_LOWER = 3, /* the lower 2 x 2 block triangle as three GEMMs */
+} gmm_cov_product;
+
+/* How the GPU M-step forms the means product R^T X (float64 only; float32 data uses the
+ * weighted column sums). */
+typedef enum {
+    GMM_MEANS_PRODUCT_AUTO = 0,   /* cuBLAS DGEMM: as fast inside an EM iteration (the kernel's
+                                     0.02 ms lead is noise there) and deterministic, where the
+                                     kernel's atomicAdd sums vary in the last bits between runs */
+    GMM_MEANS_PRODUCT_GEMM = 1,   /* cuBLAS DGEMM */
+    GMM_MEANS_PRODUCT_MATMUL = 2, /* the hand-written matmul_cuda (kernels/matmul.h) for K <= 16,
+                                     where it reads X once (1.15x cuBLAS at 60000 x 784); cuBLAS
+                                     for more components */
+} gmm_means_product;
+
+/* Which kernels form the GPU M-step's per-component covariance products A_k^T A_k. */
+typedef enum {
+    GMM_COV_KERNEL_AUTO = 0,  /* cuBLAS on the lanes, shaped by cov_product: measured faster in
+                                 the M-step (7.2 ms against 7.7 ms at 60000 x 784, K = 10) */
+    GMM_COV_KERNEL_CUBLAS = 1,
+    GMM_COV_KERNEL_TILED = 2, /* the hand-written tensor-core SYRK of wcov_cuda on each packed
+                                 block (wcov_packed_cuda); float64 products only, so TF32
+                                 (float32 products) keeps cuBLAS */
+} gmm_cov_kernel;
+
+/* How the GPU M-step turns the K covariances into precision factors U_k = R_k^{-1}
+ * (covariance = R_k^T R_k). */
+typedef enum {
+    GMM_FACTOR_AUTO = 0,          /* GMM_FACTOR_BLOCKED: the fastest measured (README) */
+    GMM_FACTOR_BATCHED_TRSM = 1,  /* cusolverDnDpotrfBatched, then K triangular solves against the
+                                     identity on the lanes */
+    GMM_FACTOR_LOOP_TRSM = 2,     /* K cusolverDnDpotrf one after another, then the K solves */
+    GMM_FACTOR_BATCHED_TRTRI = 3, /* cusolverDnDpotrfBatched, then K triangular inverses
+                                     (cusolverDnXtrtri) on the lanes */
+    GMM_FACTOR_LANES_TRTRI = 4,   /* per component on its own lane: potrf then trtri, all K at
+                                     once */
+    GMM_FACTOR_LANES_TRSM = 5,    /* per component on its own lane: potrf then the solve */
+    GMM_FACTOR_GRAPH_TRSM = 6,    /* LANES_TRSM's calls (bit-identical results) captured once
+                                     into a CUDA graph and replayed with one launch per M-step:
+                                     no host launch overhead for the hundreds of small kernels
+                                     (H100, K = 10, d = 784: 1.67 against 2.24 ms). Where the
+                                     capture fails, LANES_TRSM itself */
+    GMM_FACTOR_BLOCKED = 7,       /* all K at once by linalg/chol_inverse.h: recursive halving,
+                                     strided-batched DGEMMs over the components and a kernel for
+                                     the diagonal blocks of at most 64 (no cuSOLVER; H100,
+                                     K = 10, d = 784: 1.03 against the graph's 1.68 ms) */
+} gmm_factorisation;
+
+typedef struct {
+    int64_t chunk_rows;         /* rows per chunk (0: sized from free memory; a larger value than
+                                   the automatic one is ignored) */
+    int no_compaction;          /* 1: the GPU covariance products run over every row instead of
+                                   the rows with r_ik > 1e-20 */
+    int estep_per_component;    /* 1: K GEMMs in the GPU E-step instead of one */
+    int estep_blocks;           /* the GPU E-step's product (x - mu) U_k skips the zero blocks
+                                   of the triangular U_k: column block j of the d columns (of
+                                   estep_blocks) needs only the first j + 1 row blocks, one
+                                   GEMM over the K components per block. 0: the
+                                   default (blocks of about 112 columns for d >= 224, the
+                                   fastest measured in every precision); 1: one GEMM */
+    int64_t estep_rows;         /* the GPU E-step's rows per pass (0: as many as the workspace
+                                   holds): fewer keep a pass's product in the L2 cache for
+                                   the row kernel that reads it */
+    gmm_factorisation factorisation;
+    gmm_cov_product cov_product;
+    gmm_means_product means_product;
+    gmm_cov_kernel cov_kernel;
+    int kmeans_gemm;            /* 1: the GPU k-means's distances and center sums as GEMMs at
+                                   any size (0: without cuBLAS up to 64 Mi data values, so that
+                                   cuBLAS's first call runs beside them; GEMMs on more) */
+    int64_t memory_budget;      /* bytes the backend may hold for the data and its chunk buffers
+                                   (0: the device's free memory; the CPU: chunks of 64 MiB).
+                                   Data that does not fit stays in host memory and streams
+                                   through in chunks: the same fit, to rounding */
+} gmm_tuning;
+
+typedef struct gmm_comm gmm_comm; /* models/dist/comm.h */
+typedef struct gmm_options gmm_options;
+
+/* An initialisation that is a fit itself (init=spectral): the starting responsibilities
+ * (n_samples x options->n_components) from a mixture fitted in another space. The EM loop below
+ * knows no such fit; models/fit/ plugs it in (gmm_options_plug_fitted_init). */
+typedef gmm_status (*gmm_fitted_init_fn)(const double *X, int64_t n_samples, int dim,
+                                         const gmm_options *options, double *resp);
+
+struct gmm_options {
+    int n_components;           /* K, default 1 as scikit-learn; the CLI defaults to 10 */
+    gmm_cov_type covariance_type;
+    double tol;                 /* 1e-3 */
+    double reg_covar;           /* 1e-6 */
+    int max_iter;               /* 100 */
+    int n_init;                 /* 1 */
+    gmm_init_method init;       /* kmeans */
+    uint64_t seed;              /* 0 */
+    gmm_device device;          /* auto */
+    gmm_precision precision;    /* fp64 */
+    int kmeans_max_iter;        /* Lloyd iterations for init=kmeans, 300 like scikit-learn */
+    int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127;
+                                   0 means the default) */
+    int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;
+                                   0 means the default) */
+    int spectral_dims;          /* init=spectral: embedding dimensions (0: 10); its graph has
+                                   knn_neighbors neighbours (0: 10) */
+    int verbose;                /* 0 (default); >= 2: a notice with the time of each phase of the
+                                   fit (device context, initialisation, final scoring) */
+    gmm_tuning tuning;          /* all zero: the defaults */
+    gmm_gpu *gpu;               /* the GPU resources object to run on when the device choice
+                                   takes the GPU (the caller's, kept alive through the call);
+                                   NULL: the fit makes its own */
+    gmm_progress_fn on_progress;
+    gmm_notice_fn on_notice;
+    gmm_should_stop_fn should_stop; /* NULL: never stop early */
+    gmm_checkpoint_fn on_checkpoint; /* called every checkpoint_every EM iterations of an
+                                        unconverged run (0 or NULL: never) */
+    int checkpoint_every;
+    gmm_fitted_fn on_fitted;    /* NULL: none */
+    gmm_comm *comm;             /* NULL: one process holds all the data. Else the data is split
+                                   over comm's ranks (gmm_fit_view), which fit together and all
+                                   return the same model (models/dist/comm.h) */
+    const gmm_model *init_model; /* not NULL: one run that starts EM from this model's weights,
+                                    means and precisions (an E-step under them first, as
+                                    scikit-learn's warm_start) instead of options->init; its
+                                    K, d and covariance type must be the fit's (n_init is 1) */
+    gmm_fitted_init_fn fitted_init; /* init=spectral: set by gmm_options_plug_fitted_init */
+    void *user;
+};
+
+void gmm_options_default(gmm_options *options);
+
+/* Checks options against the data shape; GMM_ERR_ARG with a detail when one is invalid. */
+gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, int dim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
