@@ -158,27 +158,7 @@ void cli_apply_environment(gmm_tuning *tuning)
     if ((v = env_value("GMM_CUDA_CHUNK_ROWS")) && atoll(v) > 0) tuning->chunk_rows = atoll(v);
     if ((v = env_value("GMM_CPU_CHUNK_ROWS")) && atoll(v) > 0) tuning->chunk_rows = atoll(v);
     if ((v = env_value("GMM_CUDA_NO_COMPACT")) && strcmp(v, "0") != 0) tuning->no_compaction = 1;
-    if ((v = env_value("GMM_CUDA_ESTEP")) && strcmp(v, "kgemm") == 0) tuning->estep_per_component = 1;
-    if ((v = env_value("GMM_CUDA_POTRF"))) {
-        if (strcmp(v, "batched") == 0) tuning->factorisation = GMM_FACTOR_BATCHED_TRSM;
-        else if (strcmp(v, "loop") == 0) tuning->factorisation = GMM_FACTOR_LOOP_TRSM;
-        else if (strcmp(v, "batched-trtri") == 0) tuning->factorisation = GMM_FACTOR_BATCHED_TRTRI;
-        else if (strcmp(v, "lanes-trtri") == 0) tuning->factorisation = GMM_FACTOR_LANES_TRTRI;
-        else if (strcmp(v, "lanes") == 0) tuning->factorisation = GMM_FACTOR_LANES_TRSM;
-        else if (strcmp(v, "graph") == 0) tuning->factorisation = GMM_FACTOR_GRAPH_TRSM;
-        else if (strcmp(v, "blocked") == 0) tuning->factorisation = GMM_FACTOR_BLOCKED;
-    }
-    if ((v = env_value("GMM_CUDA_COV"))) {
-        if (strcmp(v, "gemm") == 0) tuning->cov_product = GMM_COV_PRODUCT_GEMM;
-        else if (strcmp(v, "syrk") == 0) tuning->cov_product = GMM_COV_PRODUCT_SYRK;
-        else if (strcmp(v, "lower") == 0) tuning->cov_product = GMM_COV_PRODUCT_LOWER;
-        else if (strcmp(v, "tiled") == 0) tuning->cov_kernel = GMM_COV_KERNEL_TILED;
-    }
     if ((v = env_value("GMM_CUDA_KMEANS")) && strcmp(v, "gemm") == 0) tuning->kmeans_gemm = 1;
-    if ((v = env_value("GMM_CUDA_MEANS"))) {
-        if (strcmp(v, "matmul") == 0) tuning->means_product = GMM_MEANS_PRODUCT_MATMUL;
-        else if (strcmp(v, "gemm") == 0) tuning->means_product = GMM_MEANS_PRODUCT_GEMM;
-    }
 }
 
 static void *gpu_libs_load_thread(void *arg)

@@ -80,8 +80,10 @@ gmm_status cli_device_open_finish(cli_device_opener *opener, gmm_gpu **gpu, cons
 /* The environment variables the programs honour, mapped onto the library's options (library
  * code never reads the environment): GMM_SYNC_DEBUG=1 (synchronise after every kernel launch),
  * and the tuning variables GMM_CUDA_CHUNK_ROWS / GMM_CPU_CHUNK_ROWS (rows per chunk),
- * GMM_CUDA_NO_COMPACT=1, GMM_CUDA_ESTEP=kgemm, GMM_CUDA_POTRF=batched|loop|batched-trtri|lanes|lanes-trtri,
- * GMM_CUDA_COV=gemm|syrk|lower|tiled, GMM_CUDA_MEANS=matmul|gemm.
+ * GMM_CUDA_NO_COMPACT=1 (the covariance products over every row) and GMM_CUDA_KMEANS=gemm (the
+ * k-means's GEMMs at any size). GMM_CUDA_POTRF, GMM_CUDA_COV, GMM_CUDA_MEANS and GMM_CUDA_ESTEP
+ * chose paths that measured slower; those are bench/experiments/ now and the variables are not
+ * read.
  * tuning may be NULL (only the sync switch is applied). */
 void cli_apply_environment(gmm_tuning *tuning);
 

@@ -2,13 +2,19 @@
  * K = 10 on MNIST-sized images), U_k = R_k^{-1} with S_k = R_k^T R_k (linalg/chol_inverse.h):
  * the CPU twin, chol_inverse_cuda, and the vendor libraries' way on one stream (cuSOLVER
  * potrfBatched, then a cuBLAS TRSM against the identity per matrix), all checked against the CPU
- * twin. Work counted as d^3 / 3 (Cholesky) + d^3 / 3 (triangular inverse) per matrix. */
+ * twin. Work counted as d^3 / 3 (Cholesky) + d^3 / 3 (triangular inverse) per matrix.
+ *
+ * gmm-bench factor_<name>: the same ten covariances through a factorisation of the CUDA
+ * backend's M-step that lost to chol_inverse_cuda (bench/experiments/factorisation.cu, versions
+ * 1-6) in the CUDA column, and through the production one (version 0: chol_inverse_cuda and the
+ * infos read back, as the M-step does after it) in the lib column, both against the CPU twin. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_gpu.h"
 #include "bench/bench_ops.h"
+#include "bench/experiments/experiments.h"
 #include "linalg/chol_inverse.h"
 #include "linalg/cholesky.h"
 #include "linalg/trsm.h"
@@ -117,3 +123,72 @@ done:
     free(eye);
     return rc;
 }
+
+/* ---- factor_<name>: the factorisations that lost, against the production one ---------------- */
+
+typedef struct {
+    factorisation_plan *plan;
+    int version;
+} fv_ctx;
+
+static gmm_status fv_run(void *p)
+{
+    fv_ctx *f = p;
+    return factorisation_version(f->version, f->plan, NULL);
+}
+
+/* One row: version `version` of bench/experiments/factorisation.cu (CUDA column) against
+ * version 0, the production kernel (lib column), on the chol_inverse row's matrices. */
+static int bench_factor_version(const bench_config *config, bench_row *row, int version)
+{
+    int rc = 0;
+    const int d = 784, batch = 10;
+    const size_t elems = (size_t)d * d * batch;
+    double *S = NULL, *U = NULL, *out = NULL, *d_S = NULL, *d_U = NULL;
+    factorisation_plan *plan = NULL;
+    fv_ctx experiment = {NULL, version}, production = {NULL, 0};
+    snprintf(row->size, sizeof row->size, "%d x %dx%d fp64", batch, d, d);
+    row->work = batch * 2.0 * d * (double)d * d / 3.0;
+    row->bytes_bound = 0;
+    row->ceiling = config->fp64_gemm_tflops * 1e3;
+    if (!bench_have_gpu()) {
+        bench_note(row, "a GPU experiment (%s): no GPU", factorisation_version_name(version));
+        return -1;
+    }
+    S = malloc(sizeof(double) * elems);
+    U = malloc(sizeof(double) * elems);
+    out = malloc(sizeof(double) * elems);
+    BENCH_CHECK_ALLOC(S && U && out);
+    bench_fill_spd(S, d, batch, 7);
+    BENCH_CHECK(chol_inverse_cpu(S, d, batch, U, NULL)); /* the reference, untimed */
+    BENCH_CHECK(bench_gpu_alloc((void **)&d_S, sizeof(double) * elems));
+    BENCH_CHECK(bench_gpu_alloc((void **)&d_U, sizeof(double) * elems));
+    BENCH_CHECK(bench_gpu_upload(d_S, S, sizeof(double) * elems));
+    BENCH_CHECK(factorisation_plan_create(&plan, d_S, d_U, d, batch, bench_gpu_resources()));
+    experiment.plan = production.plan = plan;
+    row->cuda_ms = bench_time_device(config, fv_run, NULL, &experiment);
+    BENCH_CHECK(bench_gpu_download(out, d_U, sizeof(double) * elems));
+    rc |= bench_judge(row, factorisation_version_name(version), bench_rel_error(out, U, elems),
+                      1e-12);
+    row->lib_ms = bench_time_device(config, fv_run, NULL, &production);
+    BENCH_CHECK(bench_gpu_download(out, d_U, sizeof(double) * elems));
+    rc |= bench_judge(row, "chol_inverse", bench_rel_error(out, U, elems), 1e-12);
+    if (row->cuda_ms < 0 || row->lib_ms < 0) rc = 1;
+    bench_note(row, "experiment v%d %s; lib = v0 chol_inverse (production, no graph)", version,
+               factorisation_version_name(version));
+done:
+    factorisation_plan_free(plan);
+    bench_gpu_free(d_S);
+    bench_gpu_free(d_U);
+    free(S);
+    free(U);
+    free(out);
+    return rc;
+}
+
+int bench_factor_batched(const bench_config *c, bench_row *r) { return bench_factor_version(c, r, 1); }
+int bench_factor_loop(const bench_config *c, bench_row *r) { return bench_factor_version(c, r, 2); }
+int bench_factor_batched_trtri(const bench_config *c, bench_row *r) { return bench_factor_version(c, r, 3); }
+int bench_factor_lanes_trtri(const bench_config *c, bench_row *r) { return bench_factor_version(c, r, 4); }
+int bench_factor_lanes(const bench_config *c, bench_row *r) { return bench_factor_version(c, r, 5); }
+int bench_factor_graph(const bench_config *c, bench_row *r) { return bench_factor_version(c, r, 6); }

@@ -10,11 +10,11 @@
  * An iteration is one E-step plus one M-step through the backend table, timed on the host
  * clock (both return scalars to the host, so each ends synchronised), median of --iters after
  * two warm-up iterations. FLOP counted for full covariance: E-step GEMM 2 N d^2 K, covariance
- * SYRK N d^2 K, means GEMM 2 N d K. --variants also times the backend's alternative paths
- * (K GEMMs in the E-step, one cusolverDnDpotrf per component, the covariance products as SYRK
- * or as one full GEMM instead of the lower block triangle of GEMMs, the means by the
- * hand-written matmul_cuda, the covariance products by the hand-written tensor-core SYRK on the
- * packed rows). */
+ * SYRK N d^2 K, means GEMM 2 N d K. --variants also times the production path at other
+ * settings of its tuning (no compaction, the E-step's column blocks and rows per pass). The
+ * paths that measured slower (other factorisations, covariance and means products, K GEMMs in
+ * the E-step) are bench/experiments/, timed against the production kernels by the gmm-bench
+ * rows factor_*, cov_*, matmul and estep_kgemm. */
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -251,7 +251,6 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP32, {0}, "fp32"},
             {GMM_PRECISION_FP64, {.no_compaction = 1}, "fp64 no compaction"},
             {GMM_PRECISION_TF32, {.no_compaction = 1}, "tf32 no compaction"},
-            {GMM_PRECISION_FP64, {.estep_per_component = 1}, "fp64 E K GEMMs"},
             {GMM_PRECISION_FP64, {.estep_blocks = 1}, "fp64 E one GEMM"},
             {GMM_PRECISION_FP64, {.estep_blocks = 4}, "fp64 E 4 blocks"},
             {GMM_PRECISION_FP64, {.estep_blocks = 7}, "fp64 E 7 blocks"},
@@ -268,20 +267,6 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_TF32, {.estep_rows = 4096}, "tf32 E 4096 rows"},
             {GMM_PRECISION_FP64, {.estep_rows = 1024}, "fp64 E 1024 rows"},
             {GMM_PRECISION_FP64, {.estep_rows = 4096}, "fp64 E 4096 rows"},
-            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BATCHED_TRSM}, "fp64 potrfB+trsm"},
-            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LOOP_TRSM}, "fp64 potrf loop"},
-            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BATCHED_TRTRI}, "fp64 potrfB+trtri"},
-            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LANES_TRTRI}, "fp64 lanes trtri"},
-            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_LANES_TRSM}, "fp64 lanes trsm"},
-            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_GRAPH_TRSM}, "fp64 graph trsm"},
-            {GMM_PRECISION_TF32, {.factorisation = GMM_FACTOR_GRAPH_TRSM}, "tf32 graph trsm"},
-            {GMM_PRECISION_FP64, {.factorisation = GMM_FACTOR_BLOCKED}, "fp64 blocked"},
-            {GMM_PRECISION_TF32, {.factorisation = GMM_FACTOR_BLOCKED}, "tf32 blocked"},
-            {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_SYRK}, "fp64 cov SYRK"},
-            {GMM_PRECISION_FP64, {.cov_product = GMM_COV_PRODUCT_GEMM}, "fp64 cov full GEMM"},
-            {GMM_PRECISION_TF32, {.cov_product = GMM_COV_PRODUCT_GEMM}, "tf32 cov full GEMM"},
-            {GMM_PRECISION_FP64, {.means_product = GMM_MEANS_PRODUCT_MATMUL}, "fp64 means matmul"},
-            {GMM_PRECISION_FP64, {.cov_kernel = GMM_COV_KERNEL_TILED}, "fp64 cov tiled"},
         };
         int n_runs = variants || only ? (int)(sizeof runs / sizeof runs[0]) : 5;
         for (int r = 0; r < n_runs && n_rows < 160; r++) {

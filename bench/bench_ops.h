@@ -17,8 +17,15 @@ int bench_wcov(const bench_config *config, bench_row *row);
 int bench_cholesky(const bench_config *config, bench_row *row);
 int bench_cholesky_batched(const bench_config *config, bench_row *row);
 int bench_trsm(const bench_config *config, bench_row *row);
-/* bench/bench_chol_inverse.c: the precision Cholesky factors (linalg/chol_inverse.h). */
+/* bench/bench_chol_inverse.c: the precision Cholesky factors (linalg/chol_inverse.h), and the
+ * factorisations of bench/experiments/factorisation.cu (versions 1-6) against it. */
 int bench_chol_inverse(const bench_config *config, bench_row *row);
+int bench_factor_batched(const bench_config *config, bench_row *row);
+int bench_factor_loop(const bench_config *config, bench_row *row);
+int bench_factor_batched_trtri(const bench_config *config, bench_row *row);
+int bench_factor_lanes_trtri(const bench_config *config, bench_row *row);
+int bench_factor_lanes(const bench_config *config, bench_row *row);
+int bench_factor_graph(const bench_config *config, bench_row *row);
 int bench_matvec(const bench_config *config, bench_row *row);     /* float32 */
 int bench_matvec_f64(const bench_config *config, bench_row *row);
 
@@ -29,6 +36,13 @@ int bench_entropy(const bench_config *config, bench_row *row);
 int bench_transpose(const bench_config *config, bench_row *row);
 int bench_conv2d(const bench_config *config, bench_row *row);
 int bench_estep_rows(const bench_config *config, bench_row *row); /* the E-step's row operation */
+
+/* bench/bench_em_experiments.c: the CUDA backend's former tuning modes against the production
+ * path (bench/experiments/cov_product.cu, estep_product.cu). */
+int bench_cov_gemm(const bench_config *config, bench_row *row);
+int bench_cov_syrk(const bench_config *config, bench_row *row);
+int bench_cov_tiled(const bench_config *config, bench_row *row);
+int bench_estep_kgemm(const bench_config *config, bench_row *row);
 
 /* bench/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
  * (argv[0] = "em") and returns the process exit code. */

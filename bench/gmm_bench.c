@@ -2,7 +2,9 @@
  * hand-written CUDA kernel vs vendor library, printed as one table with achieved GFLOP/s or GB/s,
  * the percentage of the ceilings measured in the same run, and the targets of benchmarks.md.
  * Where the hand-written kernel lost to the library and left it, the CUDA column times its
- * version 1 in bench/experiments/ (marked "kernel: experiment v1" in `gmm-bench list`). */
+ * version 1 in bench/experiments/ (marked "kernel: experiment v1" in `gmm-bench list`). The
+ * factor_*, cov_* and estep_kgemm rows time the CUDA backend's former tuning modes (experiment
+ * vN, CUDA column) against the production path (version 0, lib column). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +29,15 @@ static const bench_entry BENCHES[] = {
     {"cholesky_batched", bench_cholesky_batched, "Cholesky 10 x 784x784, fp64 (kernel: experiment v1)"},
     {"trsm", bench_trsm, "triangular solve 784x784, 60000 right-hand sides, fp64 (kernel: experiment v1)"},
     {"chol_inverse", bench_chol_inverse, "precision Cholesky factors U = R^-1, 10 x 784x784, fp64"},
+    {"factor_batched", bench_factor_batched, "U = R^-1 by potrfBatched + TRSMs on the lanes vs chol_inverse (experiment v1)"},
+    {"factor_loop", bench_factor_loop, "U = R^-1 by potrf one by one + TRSMs on the lanes vs chol_inverse (experiment v2)"},
+    {"factor_batched_trtri", bench_factor_batched_trtri, "U = R^-1 by potrfBatched + trtri on the lanes vs chol_inverse (experiment v3)"},
+    {"factor_lanes_trtri", bench_factor_lanes_trtri, "U = R^-1 by potrf + trtri per lane vs chol_inverse (experiment v4)"},
+    {"factor_lanes", bench_factor_lanes, "U = R^-1 by potrf + TRSM per lane vs chol_inverse (experiment v5)"},
+    {"factor_graph", bench_factor_graph, "U = R^-1 by v5's calls in a CUDA graph vs chol_inverse (experiment v6)"},
+    {"cov_gemm", bench_cov_gemm, "M-step covariance products, 10 x 6000x784, one DGEMM each vs the block triangle (experiment v1)"},
+    {"cov_syrk", bench_cov_syrk, "M-step covariance products, 10 x 6000x784, DSYRK vs the block triangle (experiment v2)"},
+    {"cov_tiled", bench_cov_tiled, "M-step covariance products, 10 x 6000x784, tensor-core SYRK vs the block triangle (experiment v3)"},
     {"knn", bench_knn, "kNN m = n = 32768, d = 256, k = 20, fp32 (kernel: experiment v1)"},
     {"histogram", bench_histogram, "per-query distance histograms"},
     {"entropy", bench_entropy, "local entropy 2560x2560, 5x5"},
@@ -35,6 +46,7 @@ static const bench_entry BENCHES[] = {
     {"transpose", bench_transpose, "transpose 10000x10000, fp32"},
     {"conv2d", bench_conv2d, "2-D convolution 10000x10000, 3x3, int32"},
     {"estep_rows", bench_estep_rows, "E-step rows: 60000 x (10 x 784) product to log-responsibilities, fp64"},
+    {"estep_kgemm", bench_estep_kgemm, "E-step product 60000x784 * 784x7840 as 10 DGEMMs vs one (experiment v1)"},
 };
 #define N_BENCHES (sizeof BENCHES / sizeof BENCHES[0])
 
@@ -77,13 +89,13 @@ static double rate(const bench_row *r, double ms) { return ms > 0 ? r->work / (m
 static void print_table(const bench_row *rows, const int *results, int n, const bench_config *c,
                         int have_gpu)
 {
-    printf("\n%-17s %-34s %10s %10s %10s %8s %8s %12s %7s %12s %9s %8s %9s  %s\n", "op", "size",
+    printf("\n%-20s %-34s %10s %10s %10s %8s %8s %12s %7s %12s %9s %8s %9s  %s\n", "op", "size",
            "CPU ms", "CUDA ms", "lib ms", "vs CPU", "vs lib", "CUDA rate", "%ceil", "lib rate",
            "target ms", "target", "rel err", "note");
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         if (results[i] < 0 && r->cpu_ms < 0 && r->cuda_ms < 0) {
-            printf("%-17s %-34s %s\n", r->op, r->size[0] ? r->size : "-",
+            printf("%-20s %-34s %s\n", r->op, r->size[0] ? r->size : "-",
                    r->note[0] ? r->note : "not implemented yet");
             continue;
         }
@@ -107,7 +119,7 @@ static void print_table(const bench_row *rows, const int *results, int n, const 
         else snprintf(met, sizeof met, "%s", r->cuda_ms <= r->target_ms ? "met" : "MISSED");
         if (r->max_rel_err >= 0) snprintf(err, sizeof err, "%.1e", r->max_rel_err);
         else snprintf(err, sizeof err, "-");
-        printf("%-17s %-34s %10s %10s %10s %8s %8s %12s %7s %12s %9s %8s %9s  %s%s\n", r->op,
+        printf("%-20s %-34s %10s %10s %10s %8s %8s %12s %7s %12s %9s %8s %9s  %s%s\n", r->op,
                r->size, cpu, cu, lib, vcpu, vlib, cr, pc, lr, tg, met, err,
                results[i] > 0 ? "FAILED: " : "", r->note);
     }
@@ -137,9 +149,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "spectral")) return bench_spectral(argc - 1, argv + 1);
     if (!strcmp(argv[1], "scale")) return bench_scale(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list")) {
-        for (size_t i = 0; i < N_BENCHES; i++) printf("%-17s %s\n", BENCHES[i].name, BENCHES[i].what);
-        printf("%-17s %s\n", "em", "one EM iteration, 60000x784, K = 10 (gmm-bench em --help)");
-        printf("%-17s %s\n", "spectral", "spectral embedding of the kNN graph (gmm-bench spectral --help)");
+        for (size_t i = 0; i < N_BENCHES; i++) printf("%-20s %s\n", BENCHES[i].name, BENCHES[i].what);
+        printf("%-20s %s\n", "em", "one EM iteration, 60000x784, K = 10 (gmm-bench em --help)");
+        printf("%-20s %s\n", "spectral", "spectral embedding of the kNN graph (gmm-bench spectral --help)");
         return 0;
     }
     const char *which = argv[1];

@@ -1,5 +1,6 @@
-/* Internal to covariance.cu and wcov.cu: the lower-triangle A^T A kernels on the float64 tensor
- * cores, with optional centring and one-sided weighting.
+/* Internal to covariance.cu and wcov.cu (and bench/experiments/cov_product.cu): the
+ * lower-triangle A^T A kernels on the float64 tensor cores, with optional centring and one-sided
+ * weighting.
  *
  *   out[i][j] += sum_{n in this block's rows} w_n (x_n[i] - mu[i]) (x_n[j] - mu[j]),  i >= j tiles
  *
@@ -341,7 +342,7 @@ syrk_dmma_kernel(const double *__restrict__ X, size_t n, int d, const double *__
 /* Zeroes out (unless zero_first is false: then the lower triangle is added to what out holds),
  * launches the kernel over the lower-triangle tiles with enough row slabs to fill the device.
  * The caller mirrors and scales. <false, false> is the plain A^T A of rows that are already
- * centred and scaled (the M-step's packed blocks, wcov_packed_cuda). */
+ * centred and scaled (the M-step's packed blocks: bench/experiments/cov_product.cu). */
 template <bool WEIGHTED, bool CENTRED>
 gmm_status syrk_lower_accumulate(const double *X, size_t n, int d, const double *w,
                                  size_t w_stride, const double *mu, double *out,

@@ -124,7 +124,7 @@ extern "C" void gmm_gpu_destroy(gmm_gpu *h)
 
 /* The cuSOLVER handle of h (the main object's, or a lane's own on the lane's stream), made the
  * first time it factors: a default fit never does (its factorisation is linalg/chol_inverse.h,
- * cuBLAS only), PCA's eigensolver and the other factorisation modes do. */
+ * cuBLAS only), PCA's eigensolver and bench/experiments/factorisation.cu do. */
 static gmm_status solver_of(gmm_gpu *h, cusolverDnHandle_t *out)
 {
     gmm_status status = GMM_OK;

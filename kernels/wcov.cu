@@ -54,13 +54,3 @@ fail:
     if (d_inv_sum) cudaFreeAsync(d_inv_sum, s);
     return status;
 }
-
-extern "C" gmm_status wcov_packed_cuda(const double *d_A, size_t n_rows, int dim, int accumulate,
-                                       double *d_out, void *stream)
-{
-    if (!d_A || !d_out || dim <= 0)
-        return gmm_error(GMM_ERR_ARG, "wcov_packed_cuda: bad arguments");
-    return dense_syrk::syrk_lower_accumulate<false, false>(d_A, n_rows, dim, nullptr, 0, nullptr,
-                                                           d_out, dense_stream(stream),
-                                                           accumulate == 0);
-}

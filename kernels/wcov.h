@@ -16,11 +16,9 @@
  * The product alone, for rows that are already scaled and centred (the M-step's packed blocks of
  * kernels/compact.h): out (dim x dim, lower triangle row >= col; the strict upper one is not
  * read and may be written) = A^T A, or += A^T A when accumulate is non-zero, A n_rows x dim:
- *   wcov_packed_cpu   the readable specification;
- *   wcov_packed_cuda  the tensor-core kernel of wcov_cuda without centring and weighting
- *                     (dense_syrk.cuh: mma.sync m16n8k16 on sm_90 and later for even dim and a
- *                     16-byte aligned A, WMMA 8x8x4 otherwise); slabs summed with atomicAdd, so
- *                     the last bits may differ between runs.
+ *   wcov_packed_cpu   the readable specification. The CUDA backend forms it with cuBLAS GEMMs
+ *                     (models/backend/cuda/cov_product.cuh); the tensor-core kernel of wcov_cuda
+ *                     on it lost to them and is bench/experiments/cov_product.cu's version 3.
  * GPU versions take device pointers and an optional cudaStream_t as void*; they return once the
  * work is queued. */
 #ifndef GMM_WCOV_H
@@ -44,8 +42,6 @@ gmm_status wcov_cuda(const double *d_X, size_t n_samples, int dim, const double 
 gmm_status wcov_cublas(const double *d_X, size_t n_samples, int dim, const double *d_weights,
                        size_t weight_stride, const double *d_mean, double *d_cov, gmm_gpu *gpu);
 gmm_status wcov_packed_cpu(const double *A, size_t n_rows, int dim, int accumulate, double *out);
-gmm_status wcov_packed_cuda(const double *d_A, size_t n_rows, int dim, int accumulate,
-                            double *d_out, void *stream);
 
 #ifdef __cplusplus
 }

@@ -55,65 +55,16 @@ typedef void (*gmm_fitted_fn)(void *user, gmm_model *model);
 
 /* How the work is done, never what is computed (beyond rounding): fields of the options, not
  * environment variables (the programs map GMM_CUDA_* and GMM_CPU_CHUNK_ROWS onto them). Zero is
- * the default everywhere. */
-typedef enum {
-    GMM_COV_PRODUCT_AUTO = 0,  /* lower block triangle of GEMMs for d >= 128, one GEMM below */
-    GMM_COV_PRODUCT_GEMM = 1,  /* one full GEMM per component */
-    GMM_COV_PRODUCT_SYRK = 2,  /* cuBLAS SYRK (not under TF32, which runs through GEMM only) */
-    GMM_COV_PRODUCT_LOWER = 3, /* the lower 2 x 2 block triangle as three GEMMs */
-} gmm_cov_product;
-
-/* How the GPU M-step forms the means product R^T X (float64 only; float32 data uses the
- * weighted column sums). */
-typedef enum {
-    GMM_MEANS_PRODUCT_AUTO = 0,   /* cuBLAS DGEMM: as fast inside an EM iteration (the kernel's
-                                     0.02 ms lead is noise there) and deterministic, where the
-                                     kernel's atomicAdd sums vary in the last bits between runs */
-    GMM_MEANS_PRODUCT_GEMM = 1,   /* cuBLAS DGEMM */
-    GMM_MEANS_PRODUCT_MATMUL = 2, /* the hand-written matmul_cuda (kernels/matmul.h) for K <= 16,
-                                     where it reads X once (1.15x cuBLAS at 60000 x 784); cuBLAS
-                                     for more components */
-} gmm_means_product;
-
-/* Which kernels form the GPU M-step's per-component covariance products A_k^T A_k. */
-typedef enum {
-    GMM_COV_KERNEL_AUTO = 0,  /* cuBLAS on the lanes, shaped by cov_product: measured faster in
-                                 the M-step (7.2 ms against 7.7 ms at 60000 x 784, K = 10) */
-    GMM_COV_KERNEL_CUBLAS = 1,
-    GMM_COV_KERNEL_TILED = 2, /* the hand-written tensor-core SYRK of wcov_cuda on each packed
-                                 block (wcov_packed_cuda); float64 products only, so TF32
-                                 (float32 products) keeps cuBLAS */
-} gmm_cov_kernel;
-
-/* How the GPU M-step turns the K covariances into precision factors U_k = R_k^{-1}
- * (covariance = R_k^T R_k). */
-typedef enum {
-    GMM_FACTOR_AUTO = 0,          /* GMM_FACTOR_BLOCKED: the fastest measured (README) */
-    GMM_FACTOR_BATCHED_TRSM = 1,  /* cusolverDnDpotrfBatched, then K triangular solves against the
-                                     identity on the lanes */
-    GMM_FACTOR_LOOP_TRSM = 2,     /* K cusolverDnDpotrf one after another, then the K solves */
-    GMM_FACTOR_BATCHED_TRTRI = 3, /* cusolverDnDpotrfBatched, then K triangular inverses
-                                     (cusolverDnXtrtri) on the lanes */
-    GMM_FACTOR_LANES_TRTRI = 4,   /* per component on its own lane: potrf then trtri, all K at
-                                     once */
-    GMM_FACTOR_LANES_TRSM = 5,    /* per component on its own lane: potrf then the solve */
-    GMM_FACTOR_GRAPH_TRSM = 6,    /* LANES_TRSM's calls (bit-identical results) captured once
-                                     into a CUDA graph and replayed with one launch per M-step:
-                                     no host launch overhead for the hundreds of small kernels
-                                     (H100, K = 10, d = 784: 1.67 against 2.24 ms). Where the
-                                     capture fails, LANES_TRSM itself */
-    GMM_FACTOR_BLOCKED = 7,       /* all K at once by linalg/chol_inverse.h: recursive halving,
-                                     strided-batched DGEMMs over the components and a kernel for
-                                     the diagonal blocks of at most 64 (no cuSOLVER; H100,
-                                     K = 10, d = 784: 1.03 against the graph's 1.68 ms) */
-} gmm_factorisation;
-
+ * the default everywhere. Only sizes and switches that the production path itself has live
+ * here; the paths that measured slower (other factorisations, covariance and means products,
+ * K GEMMs in the E-step) are bench/experiments/, timed by gmm-bench against this path. */
 typedef struct {
     int64_t chunk_rows;         /* rows per chunk (0: sized from free memory; a larger value than
                                    the automatic one is ignored) */
     int no_compaction;          /* 1: the GPU covariance products run over every row instead of
-                                   the rows with r_ik > 1e-20 */
-    int estep_per_component;    /* 1: K GEMMs in the GPU E-step instead of one */
+                                   the rows with r_ik > 1e-20 (the path the backend takes anyway
+                                   when a chunk's packed index would pass 2^31): the exact sum,
+                                   to rule the compaction out */
     int estep_blocks;           /* the GPU E-step's product (x - mu) U_k skips the zero blocks
                                    of the triangular U_k: column block j of the d columns (of
                                    estep_blocks) needs only the first j + 1 row blocks, one
@@ -121,12 +72,9 @@ typedef struct {
                                    default (blocks of about 112 columns for d >= 224, the
                                    fastest measured in every precision); 1: one GEMM */
     int64_t estep_rows;         /* the GPU E-step's rows per pass (0: as many as the workspace
-                                   holds): fewer keep a pass's product in the L2 cache for
-                                   the row kernel that reads it */
-    gmm_factorisation factorisation;
-    gmm_cov_product cov_product;
-    gmm_means_product means_product;
-    gmm_cov_kernel cov_kernel;
+                                   holds): fewer would keep a pass's product in the L2 cache for
+                                   the row kernel that reads it (1024-4096 rows measured slower
+                                   on the H100); a size of the chunk loop, no path of its own */
     int kmeans_gemm;            /* 1: the GPU k-means's distances and center sums as GEMMs at
                                    any size (0: without cuBLAS up to 64 Mi data values, so that
                                    cuBLAS's first call runs beside them; GEMMs on more) */

@@ -1,9 +1,11 @@
 /* Check suite for the CUDA backend (models/backend/cuda/backend_cuda.cu): every backend operation compared
  * with the CPU backend on random and awkward sizes (N not a multiple of any block, K = 1,
  * d = 1, d = 784) for all four covariance types, forced small chunks, float32/TF32 bounds,
- * every tuning variant, the compaction and the Cholesky failure message (the k-means,
- * k-means++ and whole fits are in test_gpu_fit.c). Skips without a GPU. CUDA is touched
- * only inside the tests (each runs in Check's forked child). */
+ * the E-step's column blocks, the compaction, the factorisation's graph against its direct
+ * calls and the Cholesky failure message (the k-means, k-means++ and whole fits are in
+ * test_gpu_fit.c; the paths that lost, bench/experiments/, are checked against the production
+ * kernels by test_k_factorisation.c, test_k_cov_product.c and test_k_estep_product.c). Skips
+ * without a GPU. CUDA is touched only inside the tests (each runs in Check's forked child). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 #include "kernels/rng.h"
 #include "tests/testutil.h"
 
-/* The backend tuning of the next create (the variants set fields and reset them). */
+/* The backend tuning of the next create (the tests set fields and reset them). */
 static gmm_tuning g_tuning;
 
 static const gmm_cov_type TYPES[4] = {GMM_COV_FULL, GMM_COV_TIED, GMM_COV_DIAG,
@@ -215,31 +217,13 @@ START_TEST(test_ops_vs_cpu)
 }
 END_TEST
 
-/* The covariance products' alternative paths (tuning.cov_product, tuning.cov_kernel), the means
- * by the hand-written kernel (tuning.means_product) and every factorisation
- * (tuning.factorisation) give the CPU's results too. */
-START_TEST(test_variants)
+/* The E-step's product in column blocks of the triangular factors (tuning.estep_blocks) gives the
+ * CPU's results in every precision. The covariance products take the block triangle for d = 784
+ * and one GEMM for d = 7 (cov_product.cuh), both against the CPU here and in test_ops_vs_cpu. */
+START_TEST(test_estep_blocks)
 {
     if (!tu_gpu_available()) return;
     static const shape sh[] = {{1237, 784, 2}, {1237, 7, 3}};
-    static const gmm_cov_product cov[] = {GMM_COV_PRODUCT_SYRK, GMM_COV_PRODUCT_GEMM};
-    for (int v = 0; v < 2; v++) {
-        g_tuning.cov_product = cov[v];
-        for (size_t s = 0; s < 2; s++) {
-            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-            compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP32, 1e-4);
-            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_TF32, 2e-2);
-        }
-        g_tuning.cov_product = GMM_COV_PRODUCT_AUTO;
-    }
-    for (int f = GMM_FACTOR_BATCHED_TRSM; f <= GMM_FACTOR_BLOCKED; f++) {
-        g_tuning.factorisation = (gmm_factorisation)f;
-        for (size_t s = 0; s < 2; s++) {
-            compare_shape(&sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-            compare_shape(&sh[s], GMM_COV_TIED, GMM_PRECISION_FP64, 1e-10);
-        }
-    }
-    g_tuning.factorisation = GMM_FACTOR_AUTO;
     /* the E-step's product in column blocks of the triangular factors: one GEMM, 2 and 3
      * blocks (d = 7: widths 4, 3 and 3, 3, 1), 8 blocks of d = 784 (widths of 112) */
     static const int blocks[] = {1, 2, 3, 8};
@@ -254,35 +238,6 @@ START_TEST(test_variants)
         }
     }
     g_tuning.estep_blocks = 0;
-    /* the means by matmul_cuda (K <= 16; K = 17 falls back to cuBLAS) */
-    static const shape means_sh[] = {{1237, 784, 2}, {1237, 7, 3}, {1001, 9, 17}};
-    g_tuning.means_product = GMM_MEANS_PRODUCT_MATMUL;
-    for (size_t s = 0; s < 3; s++)
-        for (int t = 0; t < 4; t++)
-            compare_shape(&means_sh[s], TYPES[t], GMM_PRECISION_FP64, 1e-10);
-    g_tuning.means_product = GMM_MEANS_PRODUCT_AUTO;
-    /* the covariance products by the tensor-core SYRK on the packed blocks (even d: the sm_90
-     * path; odd d: WMMA), with and without compaction, in chunks, and float32 data (float64
-     * products); TF32 keeps cuBLAS */
-    static const shape tiled_sh[] = {{1237, 784, 2}, {1237, 7, 3}, {999, 64, 5}};
-    g_tuning.cov_kernel = GMM_COV_KERNEL_TILED;
-    for (size_t s = 0; s < 3; s++) {
-        compare_shape(&tiled_sh[s], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-        compare_shape(&tiled_sh[s], GMM_COV_FULL, GMM_PRECISION_FP32, 1e-4);
-        compare_shape(&tiled_sh[s], GMM_COV_TIED, GMM_PRECISION_FP32, 1e-4);
-        compare_shape(&tiled_sh[s], GMM_COV_FULL, GMM_PRECISION_TF32, 2e-2);
-    }
-    g_tuning.no_compaction = 1;
-    compare_shape(&tiled_sh[2], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-    g_tuning.no_compaction = 0;
-    g_tuning.chunk_rows = 100;
-    compare_shape(&tiled_sh[2], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-    g_tuning.chunk_rows = 0;
-    /* both at once */
-    g_tuning.means_product = GMM_MEANS_PRODUCT_MATMUL;
-    compare_shape(&tiled_sh[0], GMM_COV_FULL, GMM_PRECISION_FP64, 1e-10);
-    g_tuning.means_product = GMM_MEANS_PRODUCT_AUTO;
-    g_tuning.cov_kernel = GMM_COV_KERNEL_AUTO;
 }
 END_TEST
 
@@ -333,8 +288,8 @@ END_TEST
 
 /* A covariance that is exactly singular with reg_covar = 0 fails naming the component; with
  * warm_up, after a successful M-step (reg_covar 1e-6) in the same context (the factorisation
- * graph's replay rather than its capture). */
-static void cholesky_failure(gmm_cov_type type, bool warm_up)
+ * graph's replay rather than its capture; under sync debugging, the direct calls both times). */
+static void cholesky_failure(gmm_cov_type type, bool warm_up, bool direct)
 {
     int64_t N = 60;
     int d = 3, K = 2;
@@ -354,7 +309,7 @@ static void cholesky_failure(gmm_cov_type type, bool warm_up)
     gmm_error_clear();
     gmm_status st = be->m_step(ctx, 0.0, NULL);
     const char *msg = gmm_error_message(st);
-    printf("expected failure (factorisation %d%s): %s\n", (int)g_tuning.factorisation,
+    printf("expected failure (%s%s): %s\n", direct ? "direct calls" : "graph",
            warm_up ? ", after a good M-step" : "", msg);
     ck_assert_int_eq(st, GMM_ERR_CHOLESKY);
     ck_assert_msg(strstr(msg, "component 1") && strstr(msg, "reg-covar"), "message: %s", msg);
@@ -368,12 +323,14 @@ START_TEST(test_cholesky_failure)
     if (!tu_gpu_available()) return;
     gmm_cov_type type = TYPES[_i];
     if (type == GMM_COV_TIED) return; /* a tied covariance pools every sample */
-    cholesky_failure(type, false);
-    /* the factorisation graph fails with the same message, captured or replayed */
-    g_tuning.factorisation = GMM_FACTOR_GRAPH_TRSM;
-    cholesky_failure(type, false);
-    cholesky_failure(type, true);
-    g_tuning.factorisation = GMM_FACTOR_AUTO;
+    /* the factorisation's graph fails with the message, captured or replayed, and so do its
+     * direct calls (sync debugging turns the graph off) */
+    cholesky_failure(type, false, false);
+    cholesky_failure(type, true, false);
+    gmm_cuda_set_sync_debug(1);
+    cholesky_failure(type, false, true);
+    cholesky_failure(type, true, true);
+    gmm_cuda_set_sync_debug(0);
 }
 END_TEST
 
@@ -470,9 +427,9 @@ END_TEST
 /* The precision factors after each of `steps` EM iterations from params, then (the buffers made
  * again by set_n_components, so a captured graph must be captured again) one more from params:
  * steps + 1 blocks of cn doubles in prec. */
-static void em_precisions(gmm_factorisation f, const double *X, int64_t N, int d, int K,
-                          gmm_cov_type type, gmm_precision precision, const gmm_model *params,
-                          int steps, double *prec)
+static void em_precisions(const double *X, int64_t N, int d, int K, gmm_cov_type type,
+                          gmm_precision precision, const gmm_model *params, int steps,
+                          double *prec)
 {
     const gmm_backend *be = gpu();
     gmm_backend_ctx *ctx = NULL;
@@ -480,9 +437,7 @@ static void em_precisions(gmm_factorisation f, const double *X, int64_t N, int d
     size_t cn = gmm_cov_size(type, K, d);
     double ll = 0;
     CHECK_OK(gmm_model_alloc(&got, K, d, type));
-    g_tuning.factorisation = f;
     CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, d, K, type, precision, &g_tuning, NULL));
-    g_tuning.factorisation = GMM_FACTOR_AUTO;
     CHECK_OK(be->set_params(ctx, params));
     for (int s = 0; s <= steps; s++) {
         if (s == steps) {
@@ -499,10 +454,11 @@ static void em_precisions(gmm_factorisation f, const double *X, int64_t N, int d
     gmm_model_free(&got);
 }
 
-/* GMM_FACTOR_GRAPH_TRSM (captured once, replayed) gives LANES_TRSM's precision factors: the
- * same calls, so the same numbers, over several M-steps and a capture after the buffers change.
- * More components than lanes (14 > 12) puts two factorisations on some lanes. The same for
- * GMM_FACTOR_BLOCKED's graph against its direct calls (sync debugging turns the graph off). */
+/* The factorisation's graph (captured once, replayed) gives its direct calls' precision factors
+ * (sync debugging turns the graph off, as a failed capture does): the same calls, so the same
+ * numbers, over several M-steps and a capture after the buffers change, in float64 and TF32, full
+ * and tied, and with more components than the M-step's lanes (14 > 12). (Both against the CPU:
+ * test_ops_vs_cpu.) */
 START_TEST(test_factor_graph)
 {
     if (!tu_gpu_available()) return;
@@ -524,50 +480,31 @@ START_TEST(test_factor_graph)
         size_t cn = gmm_cov_size(type, K, d);
         double *X = malloc(sizeof(double) * N * d);
         double *resp = malloc(sizeof(double) * N * K);
-        double *lanes = malloc(sizeof(double) * cn * (steps + 1));
         double *graph = malloc(sizeof(double) * cn * (steps + 1));
-        double *blocked_graph = malloc(sizeof(double) * cn * (steps + 1));
-        double *blocked_direct = malloc(sizeof(double) * cn * (steps + 1));
+        double *direct = malloc(sizeof(double) * cn * (steps + 1));
         gmm_model params = {0};
         clustered(N, d, K, 0.3, X, resp, &params, type, 900 + q);
-        em_precisions(GMM_FACTOR_LANES_TRSM, X, N, d, K, type, cases[q].precision, &params,
-                      steps, lanes);
-        em_precisions(GMM_FACTOR_GRAPH_TRSM, X, N, d, K, type, cases[q].precision, &params,
-                      steps, graph);
-        em_precisions(GMM_FACTOR_BLOCKED, X, N, d, K, type, cases[q].precision, &params, steps,
-                      blocked_graph);
+        em_precisions(X, N, d, K, type, cases[q].precision, &params, steps, graph);
         gmm_cuda_set_sync_debug(1);
-        em_precisions(GMM_FACTOR_BLOCKED, X, N, d, K, type, cases[q].precision, &params, steps,
-                      blocked_direct);
+        em_precisions(X, N, d, K, type, cases[q].precision, &params, steps, direct);
         gmm_cuda_set_sync_debug(0);
         for (int s = 0; s <= steps; s++) {
-            double err = tu_rel_error(graph + s * cn, lanes + s * cn, cn);
-            printf("factorisation graph vs lanes: N=%lld d=%d K=%d %s %s, M-step %d%s: relative "
-                   "difference %.2e\n",
+            double err = tu_rel_error(graph + s * cn, direct + s * cn, cn);
+            printf("factorisation graph vs direct calls: N=%lld d=%d K=%d %s %s, M-step %d%s: "
+                   "relative difference %.2e\n",
                    (long long)N, d, K, gmm_cov_type_name(type),
                    gmm_precision_name(cases[q].precision), s + 1,
                    s == steps ? " (buffers made again)" : "", err);
-            ck_assert_msg(err <= 1e-12, "%s %s M-step %d: graph differs from lanes by %.3e",
+            ck_assert_msg(err <= 1e-12, "%s %s M-step %d: the graph differs from the direct calls "
+                          "by %.3e",
                           gmm_cov_type_name(type), gmm_precision_name(cases[q].precision), s + 1,
                           err);
-            double eb = tu_rel_error(blocked_graph + s * cn, blocked_direct + s * cn, cn);
-            double el = tu_rel_error(blocked_graph + s * cn, lanes + s * cn, cn);
-            printf("  blocked: graph vs direct %.2e, vs lanes %.2e\n", eb, el);
-            ck_assert_msg(eb <= 1e-12, "%s %s M-step %d: blocked graph differs from direct by %.3e",
-                          gmm_cov_type_name(type), gmm_precision_name(cases[q].precision), s + 1,
-                          eb);
-            ck_assert_msg(el <= (cases[q].precision == GMM_PRECISION_FP64 ? 1e-8 : 1e-2),
-                          "%s %s M-step %d: blocked differs from lanes by %.3e",
-                          gmm_cov_type_name(type), gmm_precision_name(cases[q].precision), s + 1,
-                          el);
         }
         gmm_model_free(&params);
         free(X);
         free(resp);
-        free(lanes);
         free(graph);
-        free(blocked_graph);
-        free(blocked_direct);
+        free(direct);
     }
 }
 END_TEST
@@ -580,7 +517,7 @@ static Suite *gpu_backend_suite(void)
     tcase_add_loop_test(tc, test_ops_vs_cpu, 0, 4);
     tcase_add_loop_test(tc, test_small_chunks, 0, 4);
     tcase_add_test(tc, test_single_precision);
-    tcase_add_test(tc, test_variants);
+    tcase_add_test(tc, test_estep_blocks);
     tcase_add_loop_test(tc, test_cholesky_failure, 0, 4);
     tcase_add_loop_test(tc, test_compaction, 0, 4);
     tcase_add_test(tc, test_factor_graph);

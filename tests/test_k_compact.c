@@ -1,6 +1,8 @@
 /* Check suite for the row compaction (kernels/compact.h) and the product of the packed blocks
- * (wcov_packed_*, kernels/wcov.h): the CPU twins against naive loops; on a GPU, compact_rows_cuda
- * and wcov_packed_cuda against the CPU twins.
+ * (wcov_packed_cpu, kernels/wcov.h): the CPU twins against naive loops; on a GPU,
+ * compact_rows_cuda against its CPU twin, and every version of the M-step's products of the
+ * packed blocks (bench/experiments/cov_product.cu: 0 is the CUDA backend's cov_product.cuh, the
+ * others the products that lost to it) against wcov_packed_cpu.
  * Bounds: the K + 1 bounds exactly; packed rows to 1e-15 relative in float64 (the same sqrt and
  * subtraction) and 1e-6 in float32; the products to 1e-12. Awkward cases: a component with no kept
  * row, every row kept, weights exactly at 1e-20 (left out), K = 1, d = 1, N not a multiple of any
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "bench/bench_gpu.h"
+#include "bench/experiments/experiments.h"
 #include "kernels/compact.h"
 #include "kernels/wcov.h"
 #include "tests/testutil.h"
@@ -167,7 +170,7 @@ START_TEST(gpu_matches_cpu)
     ck_assert_int_eq(bench_gpu_alloc(&d_M, sizeof(double) * K * d), GMM_OK);
     ck_assert_int_eq(bench_gpu_alloc(&d_P, sizeof(double) * cap), GMM_OK);
     ck_assert_int_eq(bench_gpu_alloc(&d_ws, ws), GMM_OK);
-    ck_assert_int_eq(bench_gpu_alloc(&d_C, sizeof(double) * d * d), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc(&d_C, sizeof(double) * K * d * d), GMM_OK);
     ck_assert_int_eq(bench_gpu_upload(d_W, W, sizeof(double) * s->n * K), GMM_OK);
     ck_assert_int_eq(bench_gpu_upload(d_X, X, sizeof(double) * s->n * d), GMM_OK);
     ck_assert_int_eq(bench_gpu_upload(d_Xf, Xf, sizeof(float) * s->n * d), GMM_OK);
@@ -201,30 +204,37 @@ START_TEST(gpu_matches_cpu)
                       "compact_rows_cuda variant %d %zux%zux%zu: rel err %g", v, s->n, K, d, e);
     }
 
-    /* the tensor-core product of each packed block (float64), fresh and accumulated */
+    /* every version's products of all the packed blocks at once (float64, block k on lane
+     * k % min(K, 12) as in the M-step; K = 17 puts two blocks on some lanes), fresh and
+     * accumulated, against the CPU twin; an empty block must come out zero */
     ck_assert_int_eq(bench_gpu_upload(d_P, ref, sizeof(double) * (total > 0 ? total : 1) * d),
                      GMM_OK);
-    double *pr = malloc(sizeof(double) * d * d), *po = malloc(sizeof(double) * d * d);
-    for (size_t k = 0; k < K; k++) {
-        const int rows = rb[k + 1] - rb[k];
-        const double *Ak = ref + (size_t)rb[k] * d;
-        ck_assert_int_eq(wcov_packed_cpu(Ak, rows, d, 0, pr), GMM_OK);
-        poison(po, d * d);
-        ck_assert_int_eq(bench_gpu_upload(d_C, po, sizeof(double) * d * d), GMM_OK);
-        gmm_status st = wcov_packed_cuda((const double *)d_P + (size_t)rb[k] * d, rows, d, 0,
-                                         d_C, NULL);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
-        ck_assert_int_eq(bench_gpu_download(po, d_C, sizeof(double) * d * d), GMM_OK);
-        double e = lower_error(po, pr, d);
-        ck_assert_msg(e <= 1e-12, "wcov_packed_cuda k=%zu rows=%d d=%zu: rel err %g", k, rows, d,
-                      e);
-        st = wcov_packed_cuda((const double *)d_P + (size_t)rb[k] * d, rows, d, 1, d_C, NULL);
-        ck_assert_msg(st == GMM_OK, "%s", gmm_error_message(st));
-        ck_assert_int_eq(bench_gpu_download(po, d_C, sizeof(double) * d * d), GMM_OK);
-        for (size_t q = 0; q < d * d; q++) pr[q] *= 2;
-        e = lower_error(po, pr, d);
-        ck_assert_msg(e <= 1e-12, "wcov_packed_cuda accumulate k=%zu: rel err %g", k, e);
-    }
+    double *pr = calloc(K * d * d, sizeof(double)), *po = malloc(sizeof(double) * K * d * d);
+    ck_assert(pr && po);
+    for (size_t k = 0; k < K; k++)
+        ck_assert_int_eq(wcov_packed_cpu(ref + (size_t)rb[k] * d, rb[k + 1] - rb[k], d, 0,
+                                         pr + k * d * d), GMM_OK);
+    for (int v = 0; v < COV_PRODUCT_N_VERSIONS; v++)
+        for (int accumulate = 0; accumulate < 2; accumulate++) {
+            if (!accumulate) {
+                poison(po, K * d * d);
+                ck_assert_int_eq(bench_gpu_upload(d_C, po, sizeof(double) * K * d * d), GMM_OK);
+            }
+            gmm_status st = cov_product_version(v, (const double *)d_P, (int)d, rb, (int)K,
+                                                accumulate, (double *)d_C, bench_gpu_resources());
+            ck_assert_msg(st == GMM_OK, "%s: %s", cov_product_version_name(v),
+                          gmm_error_message(st));
+            ck_assert_int_eq(bench_gpu_download(po, d_C, sizeof(double) * K * d * d), GMM_OK);
+            for (size_t k = 0; k < K; k++) {
+                /* accumulating onto the fresh products doubles them */
+                for (size_t q = 0; q < d * d && accumulate; q++) pr[k * d * d + q] *= 2;
+                double e = lower_error(po + k * d * d, pr + k * d * d, (int)d);
+                for (size_t q = 0; q < d * d && accumulate; q++) pr[k * d * d + q] /= 2;
+                ck_assert_msg(e <= 1e-12, "%s%s k=%zu rows=%d d=%zu: rel err %g",
+                              cov_product_version_name(v), accumulate ? " accumulate" : "", k,
+                              rb[k + 1] - rb[k], d, e);
+            }
+        }
     free(pr), free(po);
     bench_gpu_free(d_W), bench_gpu_free(d_X), bench_gpu_free(d_Xf), bench_gpu_free(d_M);
     bench_gpu_free(d_P), bench_gpu_free(d_ws), bench_gpu_free(d_C);

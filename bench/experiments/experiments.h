@@ -2,7 +2,9 @@
  * whose library form is the vendor library, kept because they were measured, not because anything
  * uses them. Each lost to cuBLAS/cuSOLVER on the H100 (kernels/BENCH_NOTES.md) and no fit,
  * diagnostic or picture calls it, so they live here, out of the library, and gmm-bench and the
- * GPU test suites still build and run them. See bench/experiments/README.md.
+ * GPU test suites still build and run them. Beside them, the CUDA backend's former tuning modes
+ * that lost inside the EM iteration (factorisations, covariance products, K GEMMs in the
+ * E-step), with the production path as their version 0. See bench/experiments/README.md.
  *
  * One file per operation (bench/experiments/<op>.cu) holds its numbered versions:
  *   version 0   the library path the versions are compared against (the reference: what the
@@ -92,6 +94,77 @@ gmm_status matvec_f64_version(int version, const double *d_A, size_t n_rows, siz
 static inline const char *matvec_f64_version_name(int version)
 {
     return version == 0 ? "matvec_f64_cublas" : version == 1 ? "matvec_f64_cuda_v1" : "?";
+}
+
+/* ---- the M-step's precision factors (contract: linalg/chol_inverse.h),
+ *      bench/experiments/factorisation.cu ---------------------------------------------------- */
+
+/* What the versions need beside the arrays, made once as the backend made it once per fit: the
+ * device covariances d_cov and the precision factors d_prec they write (n_mats dim x dim each,
+ * ROW-MAJOR, back to back), a copy for the Cholesky factors (and chol_inverse_cuda's scratch),
+ * the infos, the potrf pointer arrays, the lanes, version 6's graph. */
+typedef struct factorisation_plan factorisation_plan;
+gmm_status factorisation_plan_create(factorisation_plan **out, const double *d_cov,
+                                     double *d_prec, int dim, int n_mats, gmm_gpu *gpu);
+void factorisation_plan_free(factorisation_plan *plan); /* accepts NULL */
+
+/* Version v: d_prec = U_m = R_m^{-1} (d_cov_m = R_m^T R_m, U upper, strict lower triangle zero),
+ * then the infos read back once (a host synchronisation, as the M-step had): GMM_ERR_CHOLESKY
+ * naming the first matrix that is not positive definite, failed_order (host, n_mats ints, may
+ * be NULL) receiving each matrix's failing order (or trtri's zero pivot) or 0.
+ *   0 chol_inverse_cuda (the production kernel; the backend replays it from a CUDA graph)
+ *   1 cusolverDnDpotrfBatched, then a TRSM against the identity per component on the lanes
+ *   2 cusolverDnDpotrf one matrix after another, then the TRSMs on the lanes
+ *   3 cusolverDnDpotrfBatched, then cusolverDnXtrtri per component on the lanes
+ *   4 per component on its lane: potrf, then trtri
+ *   5 per component on its lane: potrf, then the TRSM
+ *   6 version 5's calls captured once into a CUDA graph and replayed (version 5 directly under
+ *     sync debugging or once a capture failed) */
+#define FACTORISATION_N_VERSIONS 7
+gmm_status factorisation_version(int version, factorisation_plan *plan, int *failed_order);
+static inline const char *factorisation_version_name(int version)
+{
+    static const char *const names[FACTORISATION_N_VERSIONS] = {
+        "chol_inverse",      "potrf_batched_trsm", "potrf_loop_trsm", "potrf_batched_trtri",
+        "lanes_potrf_trtri", "lanes_potrf_trsm",   "lanes_graph_trsm"};
+    return version >= 0 && version < FACTORISATION_N_VERSIONS ? names[version] : "?";
+}
+
+/* ---- the M-step's covariance products (contract: kernels/wcov.h's wcov_packed_cpu),
+ *      bench/experiments/cov_product.cu ------------------------------------------------------ */
+
+/* Version 3 on one block: out (dim x dim, lower triangle; the strict upper one may be written)
+ * = A^T A, or += A^T A when accumulate is non-zero, A n_rows x dim; the tensor-core kernel of
+ * wcov_cuda (dense_syrk.cuh). Returns once queued on stream. */
+gmm_status cov_product_tiled_cuda(const double *d_A, size_t n_rows, int dim, int accumulate,
+                                  double *d_out, void *stream);
+
+/* Version v on n_blocks packed blocks: block k is rows [bounds[k], bounds[k + 1]) of d_A (rows
+ * of dim values; bounds on the host), its product (as cov_product_tiled_cuda's) at
+ * d_out + k dim^2, on lane k % min(n_blocks, 12) of gpu as the M-step runs them. Returns once
+ * queued (work on the legacy stream waits for the lanes).
+ *   0 cov_product.cuh: the block triangle of three DGEMMs for dim >= 128, one DGEMM below
+ *   1 one full DGEMM   2 cuBLAS DSYRK   3 cov_product_tiled_cuda */
+#define COV_PRODUCT_N_VERSIONS 4
+gmm_status cov_product_version(int version, const double *d_A, int dim, const int *bounds,
+                               int n_blocks, int accumulate, double *d_out, gmm_gpu *gpu);
+static inline const char *cov_product_version_name(int version)
+{
+    static const char *const names[COV_PRODUCT_N_VERSIONS] = {"cov_lower_gemms", "cov_full_gemm",
+                                                              "cov_syrk", "cov_tiled"};
+    return version >= 0 && version < COV_PRODUCT_N_VERSIONS ? names[version] : "?";
+}
+
+/* ---- the E-step's product, bench/experiments/estep_product.cu ---------------------------- */
+
+/* Version v: d_Y (n_rows x n_components dim) = d_X (n_rows x dim) d_U (dim x n_components dim,
+ * [U_1 .. U_K]), float64, row-major, on gpu's stream. 0: one DGEMM; 1: one DGEMM a component. */
+#define ESTEP_PRODUCT_N_VERSIONS 2
+gmm_status estep_product_version(int version, const double *d_X, size_t n_rows, int dim,
+                                 int n_components, const double *d_U, double *d_Y, gmm_gpu *gpu);
+static inline const char *estep_product_version_name(int version)
+{
+    return version == 0 ? "estep_one_gemm" : version == 1 ? "estep_kgemm" : "?";
 }
 
 #ifdef __cplusplus

@@ -49,3 +49,35 @@ gmm_status matvec_f64_version(int version, const double *d_A, size_t n_rows, siz
 {
     return no_device("matvec_f64_version");
 }
+
+/* ---- begin: the CUDA backend's former tuning modes (factorisation.cu, cov_product.cu,
+ *      estep_product.cu) ------------------------------------------------------------------- */
+gmm_status factorisation_plan_create(factorisation_plan **out, const double *d_cov,
+                                     double *d_prec, int dim, int n_mats, gmm_gpu *gpu)
+{
+    if (out) *out = NULL;
+    return no_device("factorisation_plan_create");
+}
+void factorisation_plan_free(factorisation_plan *plan) {}
+gmm_status factorisation_version(int version, factorisation_plan *plan, int *failed_order)
+{
+    return no_device("factorisation_version");
+}
+
+gmm_status cov_product_tiled_cuda(const double *d_A, size_t n_rows, int dim, int accumulate,
+                                  double *d_out, void *stream)
+{
+    return no_device("cov_product_tiled_cuda");
+}
+gmm_status cov_product_version(int version, const double *d_A, int dim, const int *bounds,
+                               int n_blocks, int accumulate, double *d_out, gmm_gpu *gpu)
+{
+    return no_device("cov_product_version");
+}
+
+gmm_status estep_product_version(int version, const double *d_X, size_t n_rows, int dim,
+                                 int n_components, const double *d_U, double *d_Y, gmm_gpu *gpu)
+{
+    return no_device("estep_product_version");
+}
+/* ---- end: the CUDA backend's former tuning modes --------------------------------------- */

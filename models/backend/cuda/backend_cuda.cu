@@ -11,19 +11,15 @@
  *           GEMMs, the K products concurrent on cuBLAS lanes), chunk by chunk into a float64
  *           accumulator; tied: X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (float64) or the
  *           centred sum (float32); diag/spherical: one weighted centred column-sum kernel.
- *           reg_covar on the diagonal, then per component on its own lane the Cholesky
- *           (cusolverDnDpotrf) and U = R^{-1} (TRSM against the identity).
+ *           reg_covar on the diagonal, then for all K at once the precision factors
+ *           U = R^{-1} (linalg/chol_inverse.h, captured once into a CUDA graph).
  *
  * Rows are processed in chunks sized from free device memory (options.tuning.chunk_rows forces a
  * smaller chunk, for tests). Every reduction has a fixed order, so a fit is deterministic.
- * Variants for measurement, from options.tuning: estep_per_component (K GEMMs instead of one),
- * factorisation (the batched potrf, solves against the identity, the lanes' calls captured once
- * into a CUDA graph: gmm_factorisation), cov_product (a full
- * GEMM or SYRK instead of the lower block triangle for the covariance products), no_compaction
- * (the covariance products over every row instead of the packed rows with r_ik > 1e-20),
- * means_product (matmul_cuda instead of cuBLAS for the means, K <= 16), cov_kernel (the
- * hand-written tensor-core SYRK, wcov_packed_cuda, instead of cuBLAS for the float64 covariance
- * products).
+ * options.tuning holds sizes (chunk_rows, estep_rows, estep_blocks, memory_budget) and the
+ * switches of paths the backend has anyway (no_compaction: the covariance products over every
+ * row; kmeans_gemm: the k-means's GEMMs at any size); the paths that measured slower are
+ * bench/experiments/, timed there against this one.
  *
  * Compaction (default; kernels/compact.h): per chunk, flags r_ik > 1e-20 (component-major),
  * one CUB exclusive scan, K + 1 packed bounds back to the host, then one kernel gathers the
@@ -61,16 +57,14 @@ static void free_component_buffers(gmm_backend_ctx *c)
                     (void **)&c->d_weights, (void **)&c->d_means, (void **)&c->d_cov,
                     (void **)&c->d_prec, (void **)&c->d_const, (void **)&c->d_b, &c->d_ucat,
                     (void **)&c->d_acc, (void **)&c->d_nk, (void **)&c->d_info,
-                    (void **)&c->d_stats, (void **)&c->d_chunk_sums, (void **)&c->d_ones,
-                    (void **)&c->d_ptrs, (void **)&c->d_prec_ptrs, &c->d_tmp,
+                    (void **)&c->d_stats, (void **)&c->d_chunk_sums, (void **)&c->d_ones, &c->d_tmp,
                     (void **)&c->d_partial, (void **)&c->d_scalar, &c->d_work,
                     &c->d_compact_ws};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) {
         cudaFree(*dev[i]); /* teardown: nothing to report, a NULL is a no-op */
         *dev[i] = NULL;
     }
-    void **host[] = {(void **)&c->h_bounds, (void **)&c->h_ptrs, (void **)&c->h_prec_ptrs,
-                     (void **)&c->h_nk, (void **)&c->h_info};
+    void **host[] = {(void **)&c->h_bounds, (void **)&c->h_nk, (void **)&c->h_info};
     for (size_t i = 0; i < sizeof host / sizeof host[0]; i++) {
         free(*host[i]);
         *host[i] = NULL;
@@ -141,9 +135,6 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
     c->n_components = n_components;
     c->n_mats = c->type == GMM_COV_FULL ? n_components : c->type == GMM_COV_TIED ? 1 : 0;
     c->cov_n = gmm_cov_size(c->type, n_components, c->dim);
-    /* matmul_cuda holds the K accumulators of a row in registers up to 16 components; more are
-     * sliced over the grid and re-read X, so cuBLAS takes those */
-    c->means_matmul = c->tuning.means_product == GMM_MEANS_PRODUCT_MATMUL && n_components <= 16;
     CREATE_DMALLOC(c->d_log_resp, sizeof(double) * N * K);
     CREATE_DMALLOC(c->d_resp, sizeof(double) * N * K);
     CREATE_DMALLOC(c->d_lpn, sizeof(double) * N);
@@ -158,13 +149,13 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
     CREATE_DMALLOC(c->d_stats, sizeof(double) * (K + K * d));
     CREATE_DMALLOC(c->d_chunk_sums, sizeof(double) * K * d);
     CREATE_DMALLOC(c->d_ones, sizeof(double) * K);
-    CREATE_DMALLOC(c->d_info, sizeof(int) * 2 * K); /* the Cholesky's, then the inverse's */
+    CREATE_DMALLOC(c->d_info, sizeof(int) * K);
     CREATE_DMALLOC(c->d_scalar, sizeof(double));
-    GMM_CUDA_CHECK(cudaMemset(c->d_info, 0, sizeof(int) * 2 * K));
+    GMM_CUDA_CHECK(cudaMemset(c->d_info, 0, sizeof(int) * K));
     GMM_CUDA_CHECK(cudaMemset(c->d_lpn, 0, sizeof(double) * N));
     GMM_CUDA_CHECK(cudaMemset(c->d_log_resp, 0, sizeof(double) * N * K));
     c->h_nk = (double *)malloc(sizeof(double) * (K + 1));
-    c->h_info = (int *)malloc(sizeof(int) * 2 * K);
+    c->h_info = (int *)malloc(sizeof(int) * K);
     if (!c->h_nk || !c->h_info) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
@@ -173,22 +164,6 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
     GMM_CUDA_CHECK(cudaMemcpy(c->d_ones, c->h_nk, sizeof(double) * K, cudaMemcpyHostToDevice));
     if (c->n_mats > 0) {
         CREATE_DMALLOC(c->d_ucat, es * dd * c->n_mats);
-        CREATE_DMALLOC(c->d_ptrs, sizeof(double *) * c->n_mats);
-        CREATE_DMALLOC(c->d_prec_ptrs, sizeof(double *) * c->n_mats);
-        c->h_ptrs = (double **)malloc(sizeof(double *) * c->n_mats);
-        c->h_prec_ptrs = (double **)malloc(sizeof(double *) * c->n_mats);
-        if (!c->h_ptrs || !c->h_prec_ptrs) {
-            status = gmm_error(GMM_ERR_NOMEM, "out of memory");
-            goto fail;
-        }
-        for (int m = 0; m < c->n_mats; m++) {
-            c->h_ptrs[m] = c->d_acc + m * dd;
-            c->h_prec_ptrs[m] = c->d_prec + m * dd;
-        }
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_ptrs, c->h_ptrs, sizeof(double *) * c->n_mats,
-                                  cudaMemcpyHostToDevice));
-        GMM_CUDA_CHECK(cudaMemcpy(c->d_prec_ptrs, c->h_prec_ptrs, sizeof(double *) * c->n_mats,
-                                  cudaMemcpyHostToDevice));
         c->n_lanes = c->n_mats < 12 ? c->n_mats : 12;
         for (int l = 0; l < c->n_lanes; l++)
             if (!gmm_gpu_lane(c->gpu, l)) {
@@ -315,7 +290,6 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
     c->precision = precision;
     c->tuning = tuning;
     c->single = precision != GMM_PRECISION_FP64;
-    c->kgemm = tuning.estep_per_component != 0;
     /* column blocks of about 112 (7 at d = 784: 57% of the one GEMM's work; on the H100 at
      * K = 10, N = 60000 the E-step took 8.9 ms against 13.3 for one GEMM in float64, 2.35
      * against 3.06 under TF32), one plain GEMM a block over all components */
@@ -323,14 +297,6 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
                       : dim < 224             ? 1
                                               : (dim + 111) / 112;
     if (c->estep_blocks > dim) c->estep_blocks = dim;
-    c->factorisation = tuning.factorisation == GMM_FACTOR_AUTO ? GMM_FACTOR_BLOCKED
-                                                               : tuning.factorisation;
-    c->cov_mode = dim >= 128 ? COV_LOWER : COV_GEMM;
-    if (tuning.cov_product == GMM_COV_PRODUCT_SYRK && precision != GMM_PRECISION_TF32)
-        c->cov_mode = COV_SYRK; /* TF32 runs on the tensor cores through GEMM only */
-    if (tuning.cov_product == GMM_COV_PRODUCT_GEMM) c->cov_mode = COV_GEMM;
-    if (tuning.cov_product == GMM_COV_PRODUCT_LOWER) c->cov_mode = COV_LOWER;
-    c->cov_tiled = tuning.cov_kernel == GMM_COV_KERNEL_TILED && precision != GMM_PRECISION_TF32;
 
     if (cfg->gpu) {
         c->gpu = cfg->gpu;

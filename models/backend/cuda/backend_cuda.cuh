@@ -17,27 +17,18 @@
 #include "kernels/reduce.cuh" /* warp_sum, warp_max, block_sum, reduce_stage1/2_kernel, REDUCE_* */
 #include "models/backend/backend.h"
 
-/* How A_k^T A_k is formed: the lower 2 x 2 block triangle as three GEMMs (the default for
- * d >= 128: 3/4 of a GEMM's work at the GEMM rate), a full GEMM, or SYRK (cuBLAS's DSYRK ran
- * at about a third of the DGEMM rate on this d x d output, 60000-deep shape; see
- * models/GPU_NOTES.md). The covariance reads the lower triangle only. */
-enum { COV_GEMM = 0, COV_SYRK = 1, COV_LOWER = 2 };
-
-/* GMM_FACTOR_BLOCKED and GMM_FACTOR_GRAPH_TRSM (cuda_factorise.cu): the factorisation (the
- * batched chol_inverse on lane 0, or LANES_TRSM's calls) captured once into a CUDA graph on a
- * stream of the context's own, and replayed. */
-#define CUDA_FACTOR_GRAPH_LANES 16
+/* The factorisation (cuda_factorise.cu): chol_inverse_cuda's calls on lane 0, captured once
+ * into a CUDA graph on a stream of the context's own, and replayed. */
 typedef struct {
     cudaStream_t origin;     /* blocking: the graph is captured on it and launched into it */
-    cudaEvent_t fork, join;  /* origin -> lanes, lanes -> origin inside the capture */
+    cudaEvent_t fork, join;  /* origin -> lane 0, lane 0 -> origin inside the capture */
     cudaGraph_t graph;
     cudaGraphExec_t exec;    /* NULL: not captured yet, or dropped */
     /* what the graph baked in, compared before each replay (a change: capture again) */
     const double *cov, *acc, *prec;
     const int *info;
-    int dim, n_mats, n_lanes;
-    gmm_factorisation mode;  /* BLOCKED or LANES_TRSM */
-    void *lane_workspace[CUDA_FACTOR_GRAPH_LANES]; /* each used lane's potrf workspace */
+    int dim, n_mats;
+    void *lane_workspace;    /* lane 0's workspace when captured */
     bool failed;             /* a capture or launch failed: the calls directly from then on */
     char failure[200];       /* why (for a debugger: nothing reads it) */
 } cuda_factor_graph;
@@ -83,16 +74,13 @@ struct gmm_backend_ctx {
     double *d_const;         /* K: log w_k + log det U_k - d/2 log 2 pi */
     double *d_b;             /* K x d: mu_k U_k (full, tied) */
     void *d_ucat;            /* full: d x Kd [U_1 .. U_K]; tied: d x d U (double or float) */
-    double *d_acc;           /* cov_n (>= K d): accumulators, then the Cholesky factors */
+    double *d_acc;           /* cov_n (>= K d): accumulators, then the factorisation's scratch */
     double *d_nk;            /* K+1: N_k, then their sum */
     double *d_stats;         /* K + K d: sum_i r_ik, then R^T X (sums split over chunks/ranks) */
     double *d_chunk_sums;    /* K d: one chunk's weighted sums */
     double *d_ones;          /* K ones: the divisors of plain weighted sums */
-    int *d_info;             /* 2 K: the Cholesky's infos, then the triangular inverse's */
-    double **d_ptrs;         /* n_mats device pointers into d_acc */
-    double **h_ptrs;
-    double **d_prec_ptrs;    /* n_mats device pointers into d_prec */
-    double **h_prec_ptrs;
+    int *d_info;             /* K: the factorisation's failing orders (diag/spherical: the
+                                first variance that is not positive) */
     void *d_tmp;             /* per-component products before their float64 sum (TF32 full,
                                 tied in float32/TF32): K d x d of the product's type */
     int n_lanes;             /* concurrent cuBLAS lanes for the per-component products */
@@ -112,13 +100,8 @@ struct gmm_backend_ctx {
     size_t compact_ws_bytes;
     int *h_bounds;           /* K + 1: packed start of each component */
 
-    bool kgemm;
     int estep_blocks;        /* column blocks of the triangular E-step product (1: one GEMM) */
-    gmm_factorisation factorisation; /* never GMM_FACTOR_AUTO here */
-    cuda_factor_graph factor_graph;  /* GMM_FACTOR_GRAPH_TRSM's */
-    int cov_mode;            /* COV_GEMM, COV_SYRK or COV_LOWER */
-    bool means_matmul;       /* means product by matmul_cuda (tuning.means_product) */
-    bool cov_tiled;          /* float64 covariance products by wcov_packed_cuda (tuning.cov_kernel) */
+    cuda_factor_graph factor_graph;
     double *h_nk;
     int *h_info;
 };
@@ -176,9 +159,8 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
 /* cuda_mstep.cu */
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
-/* cuda_factorise.cu: the Cholesky factors into d_acc (trsm modes) and the precision factors into
- * d_prec from the covariances in d_cov, by c->factorisation; GMM_ERR_CHOLESKY names a
- * covariance that is not positive definite. */
+/* cuda_factorise.cu: the precision factors into d_prec from the covariances in d_cov (d_acc:
+ * scratch); GMM_ERR_CHOLESKY names a covariance that is not positive definite. */
 gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar);
 /* Drops the captured graph (its buffers are about to change); cuda_factor_graph_free also
  * destroys its stream and events. Both keep factor_graph.failed. */

@@ -5,7 +5,8 @@
  * triangle-blocked layout of the CPU backend's cpu_estep.h), the row operation
  * (estep_rows_cuda, kernels/estep_rows.h: squared distances, log-probabilities and their
  * log-sum-exp), and at the end the fixed-order mean of log p(x_i) (reduce_sum_cuda,
- * kernels/reduce.h).
+ * kernels/reduce.h). A GEMM per component measured slower than one over all of them
+ * (bench/experiments/estep_product.cu).
  *
  * The packed factors and mu_k U_k stay private: they are this backend's way of feeding the GEMM
  * (in the data's precision, b from the same rounded U so that y - b = (x - mu) U up to the
@@ -69,12 +70,12 @@ static __global__ void mean_prec_kernel(const double *__restrict__ mu,
     }
 }
 
-/* Width of the E-step product's column blocks (d: one GEMM; so too with a GEMM per component):
- * about d / estep_blocks, a multiple of 16 from 16 on (aligned blocks). */
+/* Width of the E-step product's column blocks (d: one GEMM): about d / estep_blocks, a multiple
+ * of 16 from 16 on (aligned blocks). */
 static int estep_block(const gmm_backend_ctx *c)
 {
     const int d = c->dim;
-    if (c->estep_blocks <= 1 || (c->kgemm && c->type == GMM_COV_FULL)) return d;
+    if (c->estep_blocks <= 1) return d;
     int block = (d + c->estep_blocks - 1) / c->estep_blocks;
     if (block >= 16) block = (block + 15) / 16 * 16;
     return block < d ? block : d;
@@ -144,20 +145,7 @@ static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64
     void *stream = gmm_gpu_stream(c->gpu);
     const int W = c->type == GMM_COV_FULL ? K * d : d, block = estep_block(c);
     if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED) {
-        if (c->kgemm && c->type == GMM_COV_FULL) {
-            for (int k = 0; k < K; k++) {
-                if (c->single)
-                    status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, d, d, 1.0f,
-                                           (const float *)Xc, d, (const float *)U + (size_t)k * d,
-                                           W, 0.0f, (float *)Y + (size_t)k * d, W);
-                else
-                    status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, d, d, 1.0,
-                                           (const double *)Xc, d,
-                                           (const double *)U + (size_t)k * d, W, 0.0,
-                                           (double *)Y + (size_t)k * d, W);
-                if (status != GMM_OK) goto fail;
-            }
-        } else if (block < d) {
+        if (block < d) {
             /* U_k is upper triangular: column block [j0, j1) of (x - mu) U_k needs only rows
              * [0, j1) of U_k; one GEMM over all components per block, X[:, 0:j1] times the
              * packed block (ucat_kernel), into columns [M j0, M j1) of Y */

@@ -1,25 +1,25 @@
 /* The CUDA backend's M-step (see backend_cuda.cu), composed from the kernel layer's operations:
  *   N_k and the weights        mixture_weights_cuda                     (kernels/mixture_weights.h)
- *   means R^T X / N_k          cuBLAS DGEMM or matmul_cuda (tuning), or wsum_cuda for float32 data
+ *   means R^T X / N_k          cuBLAS DGEMM, or wsum_cuda for float32 data
  *   full (tied float32)        per row chunk: compact_rows_cuda (flags, scan, packed gather of the
  *                              sqrt(r)-scaled centred rows; kernels/compact.h) or, without
  *                              compaction, scaled_centre_cuda; then the K products A_k^T A_k on
- *                              the cuBLAS lanes or by wcov_packed_cuda (tuning), into float64
+ *                              the cuBLAS lanes (cov_product.cuh), into float64
  *   tied (float64)             X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (cuBLAS SYRKs)
  *   diag, spherical            wsum_cuda about the means (kernels/wsum.h)
  * then reg_covar, and the Cholesky factors and precision factors of cuda_factorise.cu.
  * The element-wise finishing kernels stay here, private: each is a line of arithmetic on the
  * backend's own buffers (exp, a row division, symmetrise-divide-regularise, the spherical mean,
  * 1/sqrt of the variances) whose CPU counterparts are inline loops of backend_cpu.c or
- * models/precisions.c, not operations of their own. */
+ * models/precisions.c, not operations of their own. The means by matmul_cuda and the covariance
+ * products as one GEMM, SYRK or the tensor-core kernel measured slower: bench/experiments/. */
 #include "kernels/compact.h"
-#include "kernels/matmul.h"
 #include "kernels/mixture_weights.h"
 #include "kernels/reduce.h"
 #include "kernels/scaled_centre.h"
-#include "kernels/wcov.h"
 #include "kernels/wsum.h"
 #include "models/backend/cuda/backend_cuda.cuh"
+#include "models/backend/cuda/cov_product.cuh"
 
 static __global__ void exp_kernel(const double *__restrict__ x, double *__restrict__ y, int64_t n)
 {
@@ -189,50 +189,11 @@ fail:
     return status;
 }
 
-static gmm_status gemm_at_b(gmm_gpu *h, int m, int n, int k, const double *A, const double *B,
-                            int ld, double beta, double *C, int ldc)
-{
-    return gmm_gpu_dgemm(h, true, false, m, n, k, 1.0, A, ld, B, ld, beta, C, ldc);
-}
-
-static gmm_status gemm_at_b(gmm_gpu *h, int m, int n, int k, const float *A, const float *B,
-                            int ld, float beta, float *C, int ldc)
-{
-    return gmm_gpu_sgemm(h, true, false, m, n, k, 1.0f, A, ld, B, ld, beta, C, ldc);
-}
-
-static gmm_status syrk_at_a(gmm_gpu *h, int n, int k, const double *A, double beta, double *C)
-{
-    return gmm_gpu_dsyrk_at_a(h, n, k, 1.0, A, n, beta, C, n);
-}
-
-static gmm_status syrk_at_a(gmm_gpu *h, int n, int k, const float *A, float beta, float *C)
-{
-    return gmm_gpu_ssyrk_at_a(h, n, k, 1.0f, A, n, beta, C, n);
-}
-
-/* out (d x d, lower triangle valid) (+)= A^T A for A rows x d. */
-template <typename TA>
-static gmm_status product(gmm_gpu *h, int mode, const TA *A, int rows, int d, TA beta, TA *out)
-{
-    gmm_status status = GMM_OK;
-    if (mode == COV_SYRK) return syrk_at_a(h, d, rows, A, beta, out);
-    if (mode == COV_GEMM) return gemm_at_b(h, d, d, rows, A, A, d, beta, out, d);
-    const int h0 = (d + 1) / 2, sz[2] = {h0, d - h0};
-    for (int bi = 0; bi < 2; bi++)
-        for (int bj = 0; bj <= bi; bj++) {
-            status = gemm_at_b(h, sz[bi], sz[bj], rows, A + bi * h0, A + bj * h0, d, beta,
-                               out + (size_t)bi * h0 * d + bj * h0, d);
-            if (status != GMM_OK) return status;
-        }
-    return status;
-}
-
 /* Accumulates sum_i r_ik (x_i - mu_k)(x_i - mu_k)^T into acc (lower triangle valid), per
  * component (full) or summed over components (tied). Per chunk: the K blocks of sqrt(r_k)-scaled
  * centred rows (packed, or whole), then the K products A_k^T A_k run concurrently on the cuBLAS
- * lanes (each alone fills only ~36 SMs: its d x d output is small, its depth large), through
- * cuBLAS or the tensor-core kernel of wcov_packed_cuda on the lane's stream.
+ * lanes (each alone fills only ~36 SMs: its d x d output is small, its depth large) by
+ * cov_product.cuh on the lane's handle.
  * TX: the data's type; TA: the products' (double, or float under TF32). */
 template <typename TX, typename TA>
 static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied, bool *in_tmp)
@@ -275,12 +236,7 @@ static gmm_status centred_scatter(gmm_backend_ctx *c, bool tied, bool *in_tmp)
                 if (beta == (TA)0) GMM_CUDA_CHECK(cudaMemset(out, 0, sizeof(TA) * dd));
                 continue;
             }
-            if (sizeof(TA) == sizeof(double) && c->cov_tiled)
-                status = wcov_packed_cuda((const double *)Ak, (size_t)nrows, d, beta != (TA)0,
-                                          (double *)out, gmm_gpu_stream(lane));
-            else
-                status = product<TA>(lane, c->cov_mode, Ak, nrows, d, beta, out);
-            if (status != GMM_OK) goto fail;
+            if ((status = cov_product<TA>(lane, Ak, nrows, d, beta, out)) != GMM_OK) goto fail;
         }
         *in_tmp = !direct && !tied && r0 == 0 && rows == c->n_samples &&
                   gmm_comm_size(c->comm) == 1;
@@ -322,11 +278,9 @@ static gmm_status weights_and_means(gmm_backend_ctx *c)
         if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, N, &L)) != GMM_OK) goto fail;
         while (cuda_chunks_next(&L, &status)) {
             const double *X = (const double *)L.X, *R = c->d_resp + L.r0 * K;
-            status = c->means_matmul && !split
-                         ? matmul_cuda(R, X, (size_t)L.rows, K, d, sum_x, NULL)
-                         : gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)L.rows, 1.0, R, K, X, d,
-                                         L.r0 > 0 ? 1.0 : 0.0, sum_x, d);
-            if (status != GMM_OK) goto fail;
+            if ((status = gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)L.rows, 1.0, R, K, X, d,
+                                        L.r0 > 0 ? 1.0 : 0.0, sum_x, d)) != GMM_OK)
+                goto fail;
         }
         if (status != GMM_OK) goto fail;
         if (!split) {
