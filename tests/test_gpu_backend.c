@@ -3,8 +3,9 @@
  * d = 1, d = 784) for all four covariance types, forced small chunks, float32/TF32 bounds,
  * the E-step's column blocks, the compaction, the factorisation's graph against its direct
  * calls and the Cholesky failure message (the k-means, k-means++ and whole fits are in
- * test_gpu_fit.c; the paths that lost, bench/experiments/, are checked against the production
- * kernels by test_k_factorisation.c, test_k_cov_product.c and test_k_estep_product.c). Skips
+ * test_gpu_fit.c; the paths that lost, bench/experiments/, and the production kernels beside
+ * them are checked against the CPU twins by test_k_factorisation.c, test_k_compact.c and
+ * test_k_estep_product.c). Skips
  * without a GPU. CUDA is touched only inside the tests (each runs in Check's forked child). */
 #include <math.h>
 #include <stdio.h>
