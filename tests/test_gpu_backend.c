@@ -5,8 +5,8 @@
  * calls and the Cholesky failure message (the k-means, k-means++ and whole fits are in
  * test_gpu_fit.c; the paths that lost, bench/experiments/, and the production kernels beside
  * them are checked against the CPU twins by test_k_factorisation.c, test_k_compact.c and
- * test_k_estep_product.c). Skips
- * without a GPU. CUDA is touched only inside the tests (each runs in Check's forked child). */
+ * test_k_estep_product.c). Skips without a GPU. CUDA is touched only inside the tests (each
+ * runs in Check's forked child). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

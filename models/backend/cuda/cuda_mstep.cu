@@ -7,7 +7,7 @@
  *                              the cuBLAS lanes (cov_product.cuh), into float64
  *   tied (float64)             X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (cuBLAS SYRKs)
  *   diag, spherical            wsum_cuda about the means (kernels/wsum.h)
- * then reg_covar, and the Cholesky factors and precision factors of cuda_factorise.cu.
+ * then reg_covar, and the precision factors of cuda_factorise.cu.
  * The element-wise finishing kernels stay here, private: each is a line of arithmetic on the
  * backend's own buffers (exp, a row division, symmetrise-divide-regularise, the spherical mean,
  * 1/sqrt of the variances) whose CPU counterparts are inline loops of backend_cpu.c or
