@@ -3,7 +3,7 @@
 # them and the one install step, used by `make deps`, `make demo`, `make test` and .ci/run.
 #
 #   tests/install_deps.sh build|demo|test|ci [--strict]   the set (each includes the one before)
-#   tests/install_deps.sh --packages NAME...              just these packages (the demo's data)
+#   tests/install_deps.sh --packages NAME... [--strict]   just these packages (the demo's data)
 #
 # Packages already installed are skipped (dpkg -s); the rest go through apt-get as root, through
 # sudo otherwise (password-less, or asking on a terminal), else a message names them and the
@@ -23,22 +23,25 @@ ci=("${test[@]}" clang libclang-rt-14-dev)
 
 say() { printf 'install_deps: %s\n' "$*" >&2; }
 strict=0
+set_name=
 wanted=()
-case "${1:-}" in
+for arg in "$@"; do
+  case $arg in
+    --strict) strict=1 ;;
+    --packages) set_name=--packages ;;
+    *) if [ "$set_name" = --packages ]; then wanted+=("$arg")
+       elif [ -z "$set_name" ]; then set_name=$arg
+       else say "unexpected argument '$arg'"; exit 2; fi ;;
+  esac
+done
+case $set_name in
   build) wanted=("${build[@]}") ;;
   demo) wanted=("${demo[@]}") ;;
   test) wanted=("${test[@]}") ;;
   ci) wanted=("${ci[@]}") ;;
-  --packages) shift; wanted=("$@"); set -- ;;
+  --packages) ;;
   *) say "usage: tests/install_deps.sh build|demo|test|ci [--strict] | --packages NAME..."; exit 2 ;;
 esac
-[ $# -gt 0 ] && shift
-for arg in "$@"; do
-  case $arg in
-    --strict) strict=1 ;;
-    *) say "unknown argument '$arg'"; exit 2 ;;
-  esac
-done
 
 if ! command -v dpkg >/dev/null 2>&1; then
   say "not a Debian system (no dpkg): install the equivalents of ${wanted[*]} yourself"
@@ -55,10 +58,11 @@ apt() {
     "$@" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}"
 }
-say "installing ${missing[*]}"
 if [ "$(id -u)" = 0 ]; then
+  say "installing ${missing[*]}"
   apt && exit 0
 elif command -v sudo >/dev/null 2>&1 && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
+  say "installing ${missing[*]} (sudo)"
   apt sudo && exit 0
 else
   say "cannot install them: not root and no password-less sudo; as root run"
