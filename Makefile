@@ -1,11 +1,13 @@
 # gmm: Gaussian mixture clustering of MNIST-format images in C and CUDA.
 #
-#   make              build bin/gmm-train, bin/gmm-predict, bin/gmm-bench
-#   make test         build and run every Check suite (GPU suites skip without a GPU)
+#   make              build bin/gmm-train, gmm-predict, gmm-bench, gmm-augment, gmm-download-mnist
+#   make test         install what the tests need, build and run every suite (GPU suites skip
+#                     without a GPU), the man-page check, the C example and the Python tests
 #   make test SANITIZE=1   the same under AddressSanitizer + UndefinedBehaviorSanitizer (CPU code)
 #   make fuzz FUZZ_SECONDS=N   build the libFuzzer harnesses (tests/fuzz/) with clang, run each N s
 #   make demo         install missing packages (apt-get), find or fetch data, train, predict
-#   make examples     regenerate the README's pictures in data/examples/ from MNIST_DIR
+#   make deps         install the Debian packages the build and the tests need (tests/install_deps.sh)
+#   make examples     regenerate the pictures of docs/images/ from MNIST_DIR
 #   CUDA=0|1          force the CUDA backend off or on (default: on when nvcc is found)
 #   MPI=0|1           build the programs with Open MPI for mpirun (default: on when mpicc is found)
 #   CUDA_ARCH=sm_90   build CUDA code for one architecture only
@@ -73,7 +75,7 @@ define yesno
 $(if $(filter 1,$(1)),yes,no)
 endef
 PROBE_LINE := nvcc=$(if $(NVCC),$(NVCC),no) CUDA=$(CUDA) openmp=$(call yesno,$(HAVE_OPENMP)) openblas=$(call yesno,$(HAVE_OPENBLAS)) lapacke=$(call yesno,$(HAVE_LAPACKE)) libpng=$(call yesno,$(HAVE_LIBPNG)) zlib=$(call yesno,$(HAVE_ZLIB)) check=$(call yesno,$(HAVE_CHECK)) libdeflate=$(call yesno,$(HAVE_LIBDEFLATE)) nccl=$(call yesno,$(HAVE_NCCL)) mpi=$(call yesno,$(MPI)) sanitize=$(SANITIZE)
-ifeq ($(filter-out help clean,$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
+ifeq ($(filter-out help clean test demo deps,$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
 $(info gmm build: $(PROBE_LINE))
 endif
 
@@ -191,8 +193,8 @@ FUZZ_APP_OBJ_train_args := $(APP_SUPPORT_OBJ)
 FUZZ_APP_OBJ_predict_args := $(BUILD)/app/gmm_predict.nomain.o $(APP_SUPPORT_OBJ)
 REPLAYS := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 
-.PHONY: all test demo clean help bench check-mnist examples check-layers fuzz fuzz-replay \
-        lib install uninstall python-test example-test
+.PHONY: all test run-tests deps demo clean help bench check-mnist examples check-layers fuzz \
+        fuzz-replay lib install uninstall python-test example-test
 all: $(PROGRAMS) $(BIN)/gmm-download-mnist
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
@@ -226,9 +228,9 @@ $(BIN)/gmm-%: $(BUILD)/app/gmm_%.o $(APP_SUPPORT_OBJ) $(LIB)
 $(BUILD)/app/cli_mpi.o: CPPFLAGS += $(MPI_CFLAGS)
 $(BUILD)/tests/test_mpi.o: CPPFLAGS += -DGMM_BUILT_WITH_MPI=$(MPI)
 
-$(BIN)/gmm-download-mnist: data/download_mnist.sh
+$(BIN)/gmm-download-mnist: data/download_mnist.sh Makefile
 	@mkdir -p $(dir $@)
-	cp $< $@ && chmod +x $@
+	sed 's/@GMM_VERSION@/$(SO_VERSION)/' $< > $@ && chmod +x $@
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(BENCH_LIB) $(LIB)
 	@mkdir -p $(dir $@)
@@ -247,11 +249,22 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON_OBJ) $$(FUZZ_AP
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 
-test: $(TESTS) $(PROGRAMS) $(BIN)/gmm-download-mnist $(REPLAYS)
+# make test installs what the suites need first (tests/install_deps.sh test), then builds and runs
+# them in a second make, whose probes (pkg-config, mpicc: made when the Makefile is read) see what
+# was just installed.
+test:
+	@tests/install_deps.sh test
+	@$(MAKE) --no-print-directory run-tests
+
+deps:
+	tests/install_deps.sh test
+
+run-tests: $(TESTS) $(PROGRAMS) $(BIN)/gmm-download-mnist $(REPLAYS)
 ifneq ($(HAVE_CHECK),1)
-	$(error Check was not found: install it (apt-get install check) to run the tests)
+	$(error Check was not found: install it (make deps, or apt-get install check libsubunit-dev) to run the tests)
 endif
 	tests/check_layers.sh
+	tests/check_man_pages.sh $(BIN)
 	@GMM_BIN=$(abspath $(BIN)) tests/run_suites.sh $(TESTS)
 	@$(MAKE) --no-print-directory fuzz-replay
 ifeq ($(filter 1,$(SANITIZE) $(FUZZ)),)
@@ -283,7 +296,8 @@ check-mnist: $(PROGRAMS)
 demo: 
 	@BIN=$(BIN) ./app/demo.sh
 
-# The README's example pictures, from the real digits (MNIST_DIR, or the script's defaults).
+# The manual's example pictures (docs/images/), from the real digits (MNIST_DIR, or the script's
+# defaults).
 examples: $(PROGRAMS)
 	BIN=$(BIN) app/make_examples.sh $(MNIST_DIR)
 
@@ -312,8 +326,13 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-INSTALLED_PROGRAMS := gmm-train gmm-predict gmm-bench gmm-download-mnist
-MAN_PAGES := gmm-train.1 gmm-predict.1 gmm-bench.1
+INSTALLED_PROGRAMS := gmm-train gmm-predict gmm-bench gmm-augment gmm-download-mnist
+MAN_PAGES := $(INSTALLED_PROGRAMS:%=%.1)
+
+# The programs' --version prints SO_VERSION, the one place the version is written (the man pages'
+# headers are checked against it by tests/check_man_pages.sh); gmm-download-mnist gets it above.
+$(BUILD)/app/cli.o $(BUILD)/bench/gmm_bench.o: CPPFLAGS += -DGMM_VERSION='"$(SO_VERSION)"'
+$(BUILD)/app/cli.o $(BUILD)/bench/gmm_bench.o: Makefile
 
 lib: $(SHARED_LIB) $(LIB)
 # `make` builds the shared library too (not in sanitizer and fuzzing builds)
@@ -365,13 +384,13 @@ example-test: $(PROGRAMS) $(BIN)/gmm-download-mnist $(SHARED_LIB) $(LIB)
 	@$(MAKE) --no-print-directory -s uninstall PREFIX=$(EXAMPLE_PREFIX) DESTDIR=
 	@rm -rf $(EXAMPLE_PREFIX)
 
-# pytest with Debian's python3 (numpy, pytest; scikit-learn for the comparisons); a note and
-# success when numpy or pytest is missing.
+# pytest with Debian's python3 (numpy, pytest; scikit-learn for the comparisons; make test installs
+# them); a note and success when numpy or pytest is missing (python-test run on its own).
 PYTHON ?= /usr/bin/python3
 python-test: $(SHARED_LIB)
 	@if $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then \
 	  PYTHONPATH=$(abspath python) GMM_LIBRARY=$(abspath $(BUILD))/libgmm.so.$(SO_MAJOR) \
 	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
-	else echo "python-test: skipped (numpy or pytest missing for $(PYTHON))"; fi
+	else echo "python-test: SKIPPED: numpy or pytest missing for $(PYTHON) (make deps installs them)"; fi
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -18,7 +18,17 @@
 #include "kernels/gpu.h"
 #include "kernels/gpu_info.h"
 
+#ifndef GMM_VERSION
+#error "GMM_VERSION: the Makefile passes the version (its SO_VERSION) to the app/ objects"
+#endif
+
 const char *cli_program = "gmm";
+
+int cli_version(void)
+{
+    printf("%s %s\n", cli_program, GMM_VERSION);
+    return 0;
+}
 
 int cli_error(const char *fmt, ...)
 {

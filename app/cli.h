@@ -13,6 +13,10 @@
 
 extern const char *cli_program; /* set by main: "gmm-train", ... */
 
+/* Prints "PROGRAM VERSION" (e.g. "gmm-train 1.0.0") on stdout for --version; returns 0, the exit
+ * code. The version is the Makefile's SO_VERSION, passed to the app/ objects as GMM_VERSION. */
+int cli_version(void);
+
 /* Prints "PROGRAM: error: message" on stderr. Returns 1 (exit code for usage errors) or 2. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "PROGRAM: error: <library detail>" for a failed library call; returns the exit code. */

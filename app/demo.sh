@@ -8,20 +8,8 @@ BIN=${BIN:-bin}
 OUT=${DEMO_OUT:-demo-out}
 say() { printf 'demo: %s\n' "$*" >&2; }
 
-packages=(build-essential pkg-config libopenblas-dev liblapacke-dev libpng-dev zlib1g-dev libdeflate-dev check libsubunit-dev)
-missing=()
-if command -v dpkg >/dev/null; then
-  for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-fi
-install_packages() {
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
-  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
-  else return 1; fi
-}
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing ${missing[*]}"
-  install_packages "${missing[@]}" || say "could not install ${missing[*]} (not root, no sudo); building anyway"
-fi
+# the packages (tests/install_deps.sh: the one list, installed through apt-get as root or sudo)
+tests/install_deps.sh demo
 
 have_gpu=0
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then have_gpu=1; fi
@@ -45,7 +33,7 @@ else
     fashion=/usr/share/datasets/fashion-mnist
     if ! has_train "$fashion"; then
       say "falling back to Debian's Fashion-MNIST: installing dataset-fashion-mnist"
-      install_packages dataset-fashion-mnist || true
+      tests/install_deps.sh --packages dataset-fashion-mnist
     fi
     has_train "$fashion" || { say "no data: give MNIST_DIR=DIR with the MNIST IDX files"; exit 1; }
     say "MNIST could not be downloaded: using Fashion-MNIST from $fashion instead"

@@ -44,6 +44,7 @@ static void usage(FILE *out)
             "                       2 x B x (image size + 1) bytes\n"
             "  --png FILE           the picture (default OUT_DIR/augment.png; '' writes none)\n"
             "  -q, --quiet          no progress lines\n"
+            "  --version            print the program's version and exit\n"
             "  -h, --help           this help\n"
             "\n"
             "Exit codes: 0 done, 1 bad usage, 2 bad data or a failed write, 130 interrupted\n"
@@ -146,7 +147,8 @@ static gmm_status copy_test_split(const char *in_dir, const char *out_dir, int *
     return st;
 }
 
-enum { OPT_SEED = 256, OPT_ALPHA, OPT_SIGMA, OPT_SHIFT, OPT_NO_ORIGINALS, OPT_BATCH, OPT_PNG };
+enum { OPT_SEED = 256, OPT_ALPHA, OPT_SIGMA, OPT_SHIFT, OPT_NO_ORIGINALS, OPT_BATCH, OPT_PNG,
+       OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -162,7 +164,8 @@ int main(int argc, char **argv)
         {"max-shift", required_argument, 0, OPT_SHIFT},
         {"no-originals", no_argument, 0, OPT_NO_ORIGINALS},
         {"batch", required_argument, 0, OPT_BATCH}, {"png", required_argument, 0, OPT_PNG},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'}, {"version", no_argument, 0, OPT_VERSION},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":n:qh", longopts, NULL)) != -1) {
@@ -190,6 +193,7 @@ int main(int argc, char **argv)
         case OPT_PNG: png = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
+        case OPT_VERSION: return cli_version();
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default: return cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
         }

@@ -45,6 +45,7 @@ static void usage(FILE *out)
             "                   an error when it differs from the model's\n"
             "  --json FILE      a JSON summary (model, data, N, mean log-likelihood, BIC, AIC,\n"
             "                   metrics, images per component and per component and label)\n"
+            "  --version        print the program's version and exit\n"
             "  -h, --help       this help\n");
 }
 
@@ -81,7 +82,7 @@ static int choose_blur(const gmm_model *model, double *blur)
 }
 
 enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE, OPT_DIAGNOSTICS, OPT_IMAGES, OPT_BLUR,
-       OPT_JSON };
+       OPT_JSON, OPT_VERSION };
 
 int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
 {
@@ -97,7 +98,7 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
         {"limit", required_argument, 0, OPT_LIMIT}, {"device", required_argument, 0, OPT_DEVICE},
         {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
         {"images", required_argument, 0, OPT_IMAGES}, {"blur", required_argument, 0, OPT_BLUR},
-        {"json", required_argument, 0, OPT_JSON},
+        {"json", required_argument, 0, OPT_JSON}, {"version", no_argument, 0, OPT_VERSION},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -133,6 +134,7 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
             else return cli_error("--device must be auto, cpu or gpu, got '%s'", optarg);
             break;
         case 'h': usage(stdout); return 0;
+        case OPT_VERSION: return cli_version();
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default: return cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
         }

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Regenerates the README's example pictures (data/examples/*.png) from the real MNIST digits:
+# Regenerates the manual's example pictures (docs/images/*.png, shown by README.md and
+# docs/images.md) from the real MNIST digits:
 # gmm-train on the first LIMIT training images, K = 10, full covariance, --reg-covar 1e-2, seed 0,
-# with --png, --images and --diagnostics, then copies the pictures the README shows.
+# with --png, --images and --diagnostics, then copies the pictures the manual shows.
 #
 #   app/make_examples.sh [MNIST_DIR]     (or: make examples [MNIST_DIR=...])
 #
 # MNIST_DIR defaults to $GMM_TEST_MNIST_DIR, then $MNIST_DIR, then ../shared/data/mnist, then
 # ./mnist. Environment: BIN (the programs, default bin), LIMIT (default 10000: about 4 minutes on
-# 2 CPU cores), OUT (default data/examples). Other gmm-train options can follow MNIST_DIR.
+# 2 CPU cores), OUT (default docs/images). Other gmm-train options can follow MNIST_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
 LIMIT=${LIMIT:-10000}
-OUT=${OUT:-data/examples}
+OUT=${OUT:-docs/images}
 say() { printf 'make_examples: %s\n' "$*" >&2; }
 
 data=${1:-}

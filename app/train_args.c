@@ -80,6 +80,7 @@ static void usage(FILE *out)
             "  --timings              one line at the end: where the run's time went (data,\n"
             "                         device, set-up, initialisation, EM, scores, pictures,\n"
             "                         writing), also with -q\n"
+            "  --version              print the program's version and exit\n"
             "  -h, --help             this help\n"
             "\n"
             "Interrupting (Ctrl-C, SIGTERM) during the fit finishes the current EM iteration,\n"
@@ -99,7 +100,7 @@ enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
-       OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY };
+       OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION };
 
 /* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
 static int parse_k_range(const char *text, gmm_k_range *range)
@@ -162,7 +163,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"device-memory", required_argument, 0, OPT_DEVICE_MEMORY},
         {"select", required_argument, 0, OPT_SELECT},
         {"bic-png", required_argument, 0, OPT_BIC_PNG}, {"json", required_argument, 0, OPT_JSON},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"version", no_argument, 0, OPT_VERSION}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":k:o:qvh", longopts, NULL)) != -1) {
@@ -284,6 +285,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             opt.tuning.memory_budget = v;
             break;
         case 'h': usage(stdout); return 0;
+        case OPT_VERSION: return cli_version();
         case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
         default:
             return cli_error("unknown option '%s' (see --help)", argv[optind - 1]);

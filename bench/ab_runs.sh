@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Before against after on one lent GPU machine, in one device call: builds an earlier source tree
+# Before against after on one GPU machine, in one go: builds an earlier source tree
 # (BEFORE_DIR, made here with `git archive REV | tar -x -C BEFORE_DIR` and carried along) beside
 # the working tree, then times both alternately so that the machine's drift hits both alike:
 # `gmm-bench em --iters 20 --no-fit` (Fashion-MNIST and the digits) and PAIRS
 # whole `gmm-train $FASHION_MNIST_DIR -k 10 --device gpu --timings` runs under /usr/bin/time
 # (medians printed), then as many digits ($MNIST_DIR) pairs (medians printed).
-#   . .device/setup.sh && bench/ab_runs.sh BEFORE_DIR [PAIRS]     (PAIRS default 5)
+#   bench/ab_runs.sh BEFORE_DIR [PAIRS]     (PAIRS default 5; needs nvcc and a GPU)
 set -u
 cd "$(dirname "$0")/.."
 before=${1:?usage: bench/ab_runs.sh BEFORE_DIR [PAIRS]}

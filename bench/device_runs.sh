@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The accuracy tables and timings of the README that need a GPU, in one run on the device machine
-# (after `. .device/setup.sh` and a CUDA build): --space spectral / --init spectral on the digits
+# The accuracy tables and timings of docs/performance.md that need a GPU, in one run on a GPU
+# machine (after a CUDA build): --space spectral / --init spectral on the digits
 # and on Fashion-MNIST (5 seeds, bench/pca_table.sh), -k 2:20 on the digits, and five whole
 # gmm-train runs on Fashion-MNIST with their --timings lines.
 #   bench/device_runs.sh [spectral|krange|whole]...   (default: all three)

@@ -12,6 +12,10 @@
 #include <string.h>
 
 #include "bench/bench_ops.h"
+
+#ifndef GMM_VERSION
+#error "GMM_VERSION: the Makefile passes the version (its SO_VERSION) to gmm_bench.c"
+#endif
 #include "bench/bench_gpu.h"
 #include "kernels/gpu_info.h"
 
@@ -57,6 +61,7 @@ static void usage(FILE *out)
             "       gmm-bench em [options]      (the EM iteration benchmark)\n"
             "       gmm-bench spectral [options] (the spectral embedding of the kNN graph)\n"
             "       gmm-bench scale --data DIR [options] (EM on byte images over 1..n GPUs)\n"
+            "       gmm-bench --version\n"
             "\n"
             "Runs each operation at its original experiment's size: CPU twin (all cores), CUDA\n"
             "kernel and vendor library, and prints one table: median times (after warm-up,\n"
@@ -66,7 +71,8 @@ static void usage(FILE *out)
             "  --repeats N   timed repeats per version (median reported; default 10;\n"
             "                CPU twins at most 3)\n"
             "  --no-cpu      skip the CPU twins (GPU results are then checked against the library)\n"
-            "  --scale S     sizes times S, 0 < S <= 1 (default 1)\n");
+            "  --scale S     sizes times S, 0 < S <= 1 (default 1)\n"
+            "  --version     print the program's version and exit\n");
 }
 
 static void fmt_ms(char *buf, size_t n, double ms)
@@ -143,6 +149,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("gmm-bench %s\n", GMM_VERSION);
         return 0;
     }
     if (!strcmp(argv[1], "em")) return bench_em(argc - 1, argv + 1);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The --pca table of the README: for each setting, gmm-train on DATA_DIR (K = 10, full, seeds
+# The --pca and spectral tables of docs/performance.md: for each setting, gmm-train on DATA_DIR (K = 10, full, seeds
 # 0..4) then gmm-predict on its test split; prints one tab-separated line per run (setting,
 # device, seed, iterations, fit seconds, training accuracy and NMI, test accuracy and NMI) and
 # then the mean and sample standard deviation per setting.

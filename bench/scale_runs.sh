@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# The scale figures of the README in one run on a device machine (after `. .device/setup.sh` and a
-# CUDA build): an N x 784 set made by gmm-augment from Fashion-MNIST (8.1 million images, the size
+# The scale figures of docs/performance.md in one run on a GPU machine (after a CUDA build): an N x 784 set made by gmm-augment from Fashion-MNIST (8.1 million images, the size
 # of MNIST8M, by default), then gmm-bench scale on 1..G GPUs in fp64 and TF32, the data resident on
 # the device and streamed from host memory, and whole gmm-train fits: --gpus G against mpirun -np G
 # with one GPU per rank (the same lower bound, and the time of each).

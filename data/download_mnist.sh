@@ -4,14 +4,21 @@
 # or corrupted download never looks like data. Exit codes: 0 done, 1 usage or local problem,
 # 2 a file could not be downloaded (no network, or every mirror failed or sent a bad file).
 # GMM_MNIST_MIRRORS (space-separated base URLs) replaces the mirror list, e.g. for a local copy.
+# Options: -h, --help prints this text; --version prints the program's version.
 set -u
 
 prog=gmm-download-mnist
+# the Makefile writes its SO_VERSION here when it copies this script to bin/gmm-download-mnist
+version=@GMM_VERSION@
 die() { echo "$prog: $*" >&2; exit 1; }
 
 case "${1:-}" in
   -h|--help)
-    sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0 ;;
+  --version)
+    case $version in @*) die "no version: run the copy that make writes to bin/" ;; esac
+    echo "$prog $version"
     exit 0 ;;
 esac
 [ $# -le 1 ] || die "usage: $prog [DEST_DIR]"

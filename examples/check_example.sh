@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # make example-test: builds examples/fit_predict.c against the gmm installed in $PREFIX with
 # `pkg-config --cflags --libs gmm` (shared library) and `--static` (libgmm.a), runs both and
-# checks what they print.
+# checks what they print, and that README.md shows this file as its C example.
 set -eu
 cd "$(dirname "$0")/.."
 : "${PREFIX:?PREFIX: the install to build against}" "${BUILD:=build}" "${CC:=cc}"
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+# the README's C example is this file, verbatim (its first ```c block)
+readme_c=$(awk '/^```c$/ {on = 1; next} on && /^```$/ {exit} on' README.md)
+if [ "$readme_c" != "$(cat examples/fit_predict.c)" ]; then
+  echo "example-test: FAILED: README.md's C example differs from examples/fit_predict.c:" >&2
+  diff <(echo "$readme_c") examples/fit_predict.c >&2
+  exit 1
+fi
 want="converged 1 after [0-9]+ iterations; 400 of 400 points in their own blob's component"
 for kind in shared static; do
   flags=$(pkg-config --cflags --libs $([ $kind = static ] && echo --static) gmm)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keeps the layer order of the README's "Architecture": app/ and bench/ -> models/ -> linalg/ ->
+# Keeps the layer order of docs/architecture.md: app/ and bench/ -> models/ -> linalg/ ->
 # kernels/, with data/ beside models/ (used by app/ and models/ only). Fails, naming the line, on
 #   - an #include that runs upward (or sideways into app/ or bench/),
 #   - getenv/setenv in library code (only the programs read the environment),

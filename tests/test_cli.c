@@ -115,6 +115,35 @@ START_TEST(test_help_lists_options)
 }
 END_TEST
 
+/* --version on every program: "PROGRAM X.Y.Z" on stdout, exit 0, the same version everywhere
+ * (the Makefile's SO_VERSION), and --help names the option. */
+START_TEST(test_version)
+{
+    const char *programs[] = {"gmm-train", "gmm-predict", "gmm-bench", "gmm-augment",
+                              "gmm-download-mnist"};
+    char first[64] = "";
+    for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
+        char *out = NULL;
+        ck_assert_int_eq(tu_sh(&out, "$B/%s --version 2>/dev/null", programs[i]), 0);
+        size_t len = strlen(programs[i]);
+        ck_assert_msg(!strncmp(out, programs[i], len) && out[len] == ' ',
+                      "%s --version printed '%s'", programs[i], out);
+        const char *version = out + len + 1;
+        int major, minor, patch, used = 0;
+        ck_assert_msg(sscanf(version, "%d.%d.%d%n", &major, &minor, &patch, &used) == 3 &&
+                          !strcmp(version + used, "\n"),
+                      "%s --version printed '%s', not 'NAME X.Y.Z'", programs[i], out);
+        if (!*first) snprintf(first, sizeof first, "%s", version);
+        ck_assert_msg(!strcmp(first, version), "%s --version: %s, another program: %s",
+                      programs[i], version, first);
+        free(out);
+        ck_assert_int_eq(tu_sh(&out, "$B/%s --help", programs[i]), 0);
+        ck_assert_msg(strstr(out, "--version") != NULL, "%s --help lacks --version", programs[i]);
+        free(out);
+    }
+}
+END_TEST
+
 START_TEST(test_bad_options)
 {
     const char *dir = fixture_dir();
@@ -410,6 +439,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_train_then_predict);
     tcase_add_test(tc, test_gpu_fit_on_bytes_matches_cpu);
     tcase_add_test(tc, test_help_lists_options);
+    tcase_add_test(tc, test_version);
     tcase_add_test(tc, test_timings_line);
     tcase_add_test(tc, test_bad_options);
     tcase_add_test(tc, test_gpu_requested_without_gpu);

@@ -1,5 +1,5 @@
 /* The feature space as one tagged type (models/features/feature_space.h): construction and the
- * generic operations every variant answers. */
+ * generic operations every variant answers (each variant's own code beside it). */
 #include "models/features/feature_space.h"
 
 #include <stdlib.h>
@@ -80,6 +80,15 @@ gmm_projection *gmm_space_pca(const gmm_feature_space *space)
 gmm_spectral_space *gmm_space_spectral(const gmm_feature_space *space)
 {
     return space && space->kind == GMM_SPACE_SPECTRAL ? space->as.spectral : NULL;
+}
+
+gmm_status gmm_feature_space_check(const gmm_feature_space *space, int model_dim)
+{
+    switch (space->kind) {
+    case GMM_SPACE_PCA: return gmm_projection_check(space->as.pca, model_dim);
+    case GMM_SPACE_SPECTRAL: return gmm_spectral_space_check(space->as.spectral, model_dim);
+    }
+    return gmm_error(GMM_ERR_FORMAT, "unknown feature space kind %d", (int)space->kind);
 }
 
 const char *gmm_feature_space_name(const gmm_feature_space *space)

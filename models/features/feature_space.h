@@ -42,6 +42,8 @@ int gmm_feature_space_dim(const gmm_feature_space *space);
 /* The variant when the space is of that kind, else NULL (NULL space included). */
 gmm_projection *gmm_space_pca(const gmm_feature_space *space);
 gmm_spectral_space *gmm_space_spectral(const gmm_feature_space *space);
+/* What a loaded space must satisfy under a mixture of dimension model_dim (the variant's check). */
+gmm_status gmm_feature_space_check(const gmm_feature_space *space, int model_dim);
 /* The space's name as --space spells it: "pixels", "pca", "spectral". */
 const char *gmm_feature_space_name(const gmm_feature_space *space);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/blas_cpu.h"
+#include "models/features/finite_check.h"
 #include "kernels/covariance.h"
 #include "linalg/eigen.h"
 
@@ -178,5 +179,45 @@ gmm_status gmm_projection_inverse(const gmm_projection *p, const double *Z, int6
             for (size_t j = 0; j < d; j++) x[j] += za * w[j];
         }
     }
+    return GMM_OK;
+}
+
+/* ||W W^T - I|| entrywise for a stored projection: 0 up to rounding for orthonormal axes */
+#define GMM_PROJECTION_ORTHONORMAL_TOL 1e-6
+
+/* The projection in front of the mixture: sizes that agree with the model, finite values,
+ * variances >= 0 (> 0 when whitened) and orthonormal axes (W W^T = I within 1e-6). */
+gmm_status gmm_projection_check(const gmm_projection *p, int model_dim)
+{
+    if (p->n_axes != model_dim || p->input_dim < p->n_axes || p->n_axes < 1)
+        return gmm_error(GMM_ERR_FORMAT, "projection: %d axes of %d input dimensions for a "
+                         "model of dimension %d (need axes == dim <= input dimension)",
+                         p->n_axes, p->input_dim, model_dim);
+    const size_t d = (size_t)p->input_dim, D = (size_t)p->n_axes;
+    gmm_status st;
+    if ((st = gmm_check_finite("projection mean", p->mean, d, 0)) != GMM_OK ||
+        (st = gmm_check_finite("projection components", p->components, D * d, (int)d)) != GMM_OK ||
+        (st = gmm_check_finite("projection explained variance", p->explained_variance, D, 0)) !=
+            GMM_OK ||
+        (st = gmm_check_finite("projection total variance", &p->total_variance, 1, 0)) != GMM_OK)
+        return st;
+    if (p->whiten != 0 && p->whiten != 1)
+        return gmm_error(GMM_ERR_FORMAT, "projection: whiten flag %d, must be 0 or 1", p->whiten);
+    for (size_t a = 0; a < D; a++)
+        if (p->explained_variance[a] < 0 || (p->whiten && !(p->explained_variance[a] > 0)))
+            return gmm_error(GMM_ERR_FORMAT, "projection: axis %zu has variance %g, must be %s",
+                             a, p->explained_variance[a], p->whiten ? "> 0 (whitened)" : ">= 0");
+    if (p->total_variance < 0)
+        return gmm_error(GMM_ERR_FORMAT, "projection: total variance %g is negative",
+                         p->total_variance);
+    for (size_t a = 0; a < D; a++)
+        for (size_t b = 0; b <= a; b++) {
+            double dot = 0;
+            for (size_t j = 0; j < d; j++) dot += p->components[a * d + j] * p->components[b * d + j];
+            if (!(fabs(dot - (a == b ? 1.0 : 0.0)) <= GMM_PROJECTION_ORTHONORMAL_TOL))
+                return gmm_error(GMM_ERR_FORMAT, "projection: axes %zu and %zu are not "
+                                 "orthonormal (dot product %.9g, must be %d within %g)", a, b,
+                                 dot, a == b, GMM_PROJECTION_ORTHONORMAL_TOL);
+        }
     return GMM_OK;
 }

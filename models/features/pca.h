@@ -42,6 +42,10 @@ gmm_status gmm_projection_copy(const gmm_projection *src, gmm_projection **out);
 gmm_status gmm_projection_fit(const double *X, int64_t n_samples, int input_dim, int n_axes,
                               int whiten, gmm_gpu *gpu, gmm_projection **out);
 
+/* A loaded projection in front of a mixture of dimension model_dim: sizes that agree, finite
+ * values, variances >= 0 (> 0 when whitened), orthonormal axes. GMM_ERR_FORMAT naming the fault. */
+gmm_status gmm_projection_check(const gmm_projection *projection, int model_dim);
+
 /* The share of the total variance the axes keep (sum of explained_variance / total_variance). */
 double gmm_projection_explained_ratio(const gmm_projection *projection);
 

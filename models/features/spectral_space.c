@@ -1,6 +1,10 @@
-/* The spectral space's storage: allocation, freeing and copying (models/features/spectral_space.h). */
+/* The spectral space's storage and its check: allocation, freeing, copying and what a loaded
+ * space must satisfy (models/features/spectral_space.h). */
 #include "models/features/spectral_space.h"
 
+#include "models/features/finite_check.h"
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,5 +52,33 @@ gmm_status gmm_spectral_space_copy(const gmm_spectral_space *src, gmm_spectral_s
     memcpy((*out)->embedding, src->embedding, n * (size_t)src->n_dims * sizeof(double));
     memcpy((*out)->eigenvalues, src->eigenvalues, (size_t)src->n_dims * sizeof(double));
     memcpy((*out)->degrees, src->degrees, n * sizeof(double));
+    return GMM_OK;
+}
+
+/* The spectral space the mixture was fitted in: sizes that agree with the model, finite
+ * coordinates, eigenvalues in [-1, 1] (1 again when the graph has several components) and away
+ * from 0 (the Nyström extension divides by them),
+ * degrees in (0, n_train]. */
+gmm_status gmm_spectral_space_check(const gmm_spectral_space *s, int model_dim)
+{
+    if (s->n_dims != model_dim || s->n_neighbors < 2 || s->n_neighbors > 128 ||
+        s->n_train <= s->n_dims || s->input_dim < 1)
+        return gmm_error(GMM_ERR_FORMAT, "spectral space: %d dimensions (model: %d), %d "
+                         "neighbours (2..128), %lld images of %d values", s->n_dims, model_dim,
+                         s->n_neighbors, (long long)s->n_train, s->input_dim);
+    gmm_status st;
+    if ((st = gmm_check_finite("spectral embedding", s->embedding, (size_t)s->n_train * s->n_dims, 0)) !=
+            GMM_OK ||
+        (st = gmm_check_finite("spectral eigenvalues", s->eigenvalues, (size_t)s->n_dims, 0)) != GMM_OK ||
+        (st = gmm_check_finite("spectral degrees", s->degrees, (size_t)s->n_train, 0)) != GMM_OK)
+        return st;
+    for (int c = 0; c < s->n_dims; c++)
+        if (!(fabs(s->eigenvalues[c]) <= 1 + 1e-9 && fabs(s->eigenvalues[c]) > 1e-12))
+            return gmm_error(GMM_ERR_FORMAT, "spectral space: eigenvalue %d is %g, must be in "
+                             "[-1, 1] and not 0", c, s->eigenvalues[c]);
+    for (int64_t i = 0; i < s->n_train; i++)
+        if (!(s->degrees[i] > 0 && s->degrees[i] <= (double)s->n_train))
+            return gmm_error(GMM_ERR_FORMAT, "spectral space: image %lld has degree %g, must be "
+                             "in (0, %lld]", (long long)i, s->degrees[i], (long long)s->n_train);
     return GMM_OK;
 }

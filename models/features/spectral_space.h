@@ -33,6 +33,9 @@ gmm_status gmm_spectral_space_alloc(int64_t n_train, int input_dim, int n_neighb
                                     gmm_spectral_space **out);
 void gmm_spectral_space_free(gmm_spectral_space *space); /* accepts NULL */
 gmm_status gmm_spectral_space_copy(const gmm_spectral_space *src, gmm_spectral_space **out);
+/* A loaded space under a mixture of dimension model_dim: sizes that agree, finite coordinates,
+ * eigenvalues in [-1, 1] and not 0, degrees in (0, n_train]. GMM_ERR_FORMAT naming the fault. */
+gmm_status gmm_spectral_space_check(const gmm_spectral_space *space, int model_dim);
 
 #ifdef __cplusplus
 }

@@ -3,33 +3,14 @@
  * with the covariances, training options in the programs' ranges). */
 #include "models/io/model_io.h"
 
+#include "models/features/finite_check.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Every stored number is finite and at most this large in magnitude, so that scoring (sums of
- * d products of two of them, then squared) stays clear of inf - inf. */
-#define MODEL_MAX_ABS 1e100
 /* ||U^T C U v - v|| / ||v|| for the probe vectors: 0 up to rounding for a consistent model */
 #define MODEL_CONSISTENCY_TOL 1e-6
-
-static gmm_status check_finite(const char *field, const double *x, size_t n, int k_stride)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i]) || fabs(x[i]) > MODEL_MAX_ABS) {
-            if (k_stride > 0)
-                return gmm_error(GMM_ERR_FORMAT,
-                                 "%s of component %zu, element %zu is %g (every value must be "
-                                 "finite and at most %g in magnitude)",
-                                 field, i / (size_t)k_stride, i % (size_t)k_stride, x[i],
-                                 MODEL_MAX_ABS);
-            return gmm_error(GMM_ERR_FORMAT,
-                             "%s element %zu is %g (every value must be finite and at most %g "
-                             "in magnitude)",
-                             field, i, x[i], MODEL_MAX_ABS);
-        }
-    return GMM_OK;
-}
 
 /* A dense probe: every entry of the matrices it passes through moves the result. */
 static void probe_vector(double *v, int d, int which)
@@ -85,73 +66,6 @@ static gmm_status check_factor(const char *what, int k, int d, const double *C, 
     return GMM_OK;
 }
 
-/* The projection in front of the mixture: sizes that agree with the model, finite values,
- * variances >= 0 (> 0 when whitened) and orthonormal axes (W W^T = I within 1e-6). */
-static gmm_status check_projection(const gmm_model *m)
-{
-    const gmm_projection *p = gmm_space_pca(m->space);
-    if (p->n_axes != m->dim || p->input_dim < p->n_axes || p->n_axes < 1)
-        return gmm_error(GMM_ERR_FORMAT, "projection: %d axes of %d input dimensions for a "
-                         "model of dimension %d (need axes == dim <= input dimension)",
-                         p->n_axes, p->input_dim, m->dim);
-    const size_t d = (size_t)p->input_dim, D = (size_t)p->n_axes;
-    gmm_status st;
-    if ((st = check_finite("projection mean", p->mean, d, 0)) != GMM_OK ||
-        (st = check_finite("projection components", p->components, D * d, (int)d)) != GMM_OK ||
-        (st = check_finite("projection explained variance", p->explained_variance, D, 0)) !=
-            GMM_OK ||
-        (st = check_finite("projection total variance", &p->total_variance, 1, 0)) != GMM_OK)
-        return st;
-    if (p->whiten != 0 && p->whiten != 1)
-        return gmm_error(GMM_ERR_FORMAT, "projection: whiten flag %d, must be 0 or 1", p->whiten);
-    for (size_t a = 0; a < D; a++)
-        if (p->explained_variance[a] < 0 || (p->whiten && !(p->explained_variance[a] > 0)))
-            return gmm_error(GMM_ERR_FORMAT, "projection: axis %zu has variance %g, must be %s",
-                             a, p->explained_variance[a], p->whiten ? "> 0 (whitened)" : ">= 0");
-    if (p->total_variance < 0)
-        return gmm_error(GMM_ERR_FORMAT, "projection: total variance %g is negative",
-                         p->total_variance);
-    for (size_t a = 0; a < D; a++)
-        for (size_t b = 0; b <= a; b++) {
-            double dot = 0;
-            for (size_t j = 0; j < d; j++) dot += p->components[a * d + j] * p->components[b * d + j];
-            if (!(fabs(dot - (a == b ? 1.0 : 0.0)) <= MODEL_CONSISTENCY_TOL))
-                return gmm_error(GMM_ERR_FORMAT, "projection: axes %zu and %zu are not "
-                                 "orthonormal (dot product %.9g, must be %d within %g)", a, b,
-                                 dot, a == b, MODEL_CONSISTENCY_TOL);
-        }
-    return GMM_OK;
-}
-
-/* The spectral space the mixture was fitted in: sizes that agree with the model, finite
- * coordinates, eigenvalues in [-1, 1] (1 again when the graph has several components) and away
- * from 0 (the Nyström extension divides by them),
- * degrees in (0, n_train]. */
-static gmm_status check_spectral(const gmm_model *m)
-{
-    const gmm_spectral_space *s = gmm_space_spectral(m->space);
-    if (s->n_dims != m->dim || s->n_neighbors < 2 || s->n_neighbors > 128 ||
-        s->n_train <= s->n_dims || s->input_dim < 1)
-        return gmm_error(GMM_ERR_FORMAT, "spectral space: %d dimensions (model: %d), %d "
-                         "neighbours (2..128), %lld images of %d values", s->n_dims, m->dim,
-                         s->n_neighbors, (long long)s->n_train, s->input_dim);
-    gmm_status st;
-    if ((st = check_finite("spectral embedding", s->embedding, (size_t)s->n_train * s->n_dims, 0)) !=
-            GMM_OK ||
-        (st = check_finite("spectral eigenvalues", s->eigenvalues, (size_t)s->n_dims, 0)) != GMM_OK ||
-        (st = check_finite("spectral degrees", s->degrees, (size_t)s->n_train, 0)) != GMM_OK)
-        return st;
-    for (int c = 0; c < s->n_dims; c++)
-        if (!(fabs(s->eigenvalues[c]) <= 1 + 1e-9 && fabs(s->eigenvalues[c]) > 1e-12))
-            return gmm_error(GMM_ERR_FORMAT, "spectral space: eigenvalue %d is %g, must be in "
-                             "[-1, 1] and not 0", c, s->eigenvalues[c]);
-    for (int64_t i = 0; i < s->n_train; i++)
-        if (!(s->degrees[i] > 0 && s->degrees[i] <= (double)s->n_train))
-            return gmm_error(GMM_ERR_FORMAT, "spectral space: image %lld has degree %g, must be "
-                             "in (0, %lld]", (long long)i, s->degrees[i], (long long)s->n_train);
-    return GMM_OK;
-}
-
 gmm_status gmm_model_check(const gmm_model *m)
 {
     if (!m || !m->weights || !m->means || !m->covariances || !m->precisions_cholesky)
@@ -159,13 +73,12 @@ gmm_status gmm_model_check(const gmm_model *m)
     const int K = m->n_components, d = m->dim;
     const size_t n_cov = gmm_cov_size(m->covariance_type, K, d);
     gmm_status st;
-    if ((st = check_finite("weights", m->weights, (size_t)K, 0)) != GMM_OK ||
-        (st = check_finite("means", m->means, (size_t)K * d, d)) != GMM_OK ||
-        (st = check_finite("covariances", m->covariances, n_cov, 0)) != GMM_OK ||
-        (st = check_finite("precisions_cholesky", m->precisions_cholesky, n_cov, 0)) != GMM_OK)
+    if ((st = gmm_check_finite("weights", m->weights, (size_t)K, 0)) != GMM_OK ||
+        (st = gmm_check_finite("means", m->means, (size_t)K * d, d)) != GMM_OK ||
+        (st = gmm_check_finite("covariances", m->covariances, n_cov, 0)) != GMM_OK ||
+        (st = gmm_check_finite("precisions_cholesky", m->precisions_cholesky, n_cov, 0)) != GMM_OK)
         return st;
-    if (gmm_space_pca(m->space) && (st = check_projection(m)) != GMM_OK) return st;
-    if (gmm_space_spectral(m->space) && (st = check_spectral(m)) != GMM_OK) return st;
+    if (m->space && (st = gmm_feature_space_check(m->space, d)) != GMM_OK) return st;
 
     double sum = 0;
     for (int k = 0; k < K; k++) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "models/core/score.h"
 #include "models/io/model_io.h"
 #include "tests/fuzz/fuzz_util.h"
 
