@@ -45,7 +45,7 @@ gmm_status gmm_projection_inverse(const gmm_projection *projection, const double
  * (models/spectral.h), or copied when it has neither. */
 gmm_status gmm_model_pixel_means(const gmm_model *model, double *out);
 
-/* The device halves (models/pca_cuda.cu; GMM_ERR_NO_DEVICE without CUDA). Xc centred data;
+/* The device halves (models/pca_cuda.cu; GMM_ERR_NO_DEVICE without the CUDA backend). Xc centred data;
  * values/vectors get the descending eigenpairs of its covariance (input_dim, input_dim^2). */
 gmm_status pca_covariance_eigen_cuda(const double *Xc, int64_t n_samples, int input_dim,
                                      gmm_gpu *gpu, double *values, double *vectors);
