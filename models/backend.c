@@ -37,7 +37,7 @@ gmm_status gmm_backend_select(gmm_device device, const gmm_gpu *gpu, const gmm_b
     gmm_error_clear(); /* auto: the CPU, quietly but for the notice */
     *backend = &gmm_backend_cpu;
     if (notice)
-        *notice = loaded != GMM_OK ? "no CUDA backend (libgmm-cuda.so.1): using the CPU backend"
+        *notice = loaded != GMM_OK ? "no CUDA backend: using the CPU backend"
                                    : "no GPU found: using the CPU backend";
     return GMM_OK;
 }
