@@ -433,7 +433,9 @@ $(CUDA_LIB): $(CUDA_OBJ) $(CORE_PIC_LIB) kernels/cuda_backend.map
 # passes over a backend library of another build. A stamp rebuilds the two objects that hold
 # them when any of it changes (`make install PREFIX=...` included).
 CUDA_ABI := $(shell cat $(sort $(shell find $(LIB_DIRS) bench -name '*.h')) | cksum | cut -d' ' -f1)
-CUDA_LOADER_LINE := abi=$(CUDA_ABI) tree=$(CURDIR) build=$(abspath $(BUILD)) libdir=$(LIBDIR)
+# (the tree's real path: the loader compares it with the running module's, symlinks resolved)
+CUDA_TREE := $(realpath $(CURDIR))
+CUDA_LOADER_LINE := abi=$(CUDA_ABI) tree=$(CUDA_TREE) build=$(abspath $(BUILD)) libdir=$(LIBDIR)
 CUDA_LOADER_STAMP := $(BUILD)/cuda_loader.stamp
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD) && (echo '$(CUDA_LOADER_LINE)' | cmp -s - $(CUDA_LOADER_STAMP) || echo '$(CUDA_LOADER_LINE)' > $(CUDA_LOADER_STAMP)))
@@ -441,7 +443,7 @@ endif
 CUDA_LOADER_OBJ := $(BUILD)/kernels/cuda_loader.o $(BUILD)/pic/kernels/cuda_loader.o
 $(CUDA_LOADER_OBJ): $(CUDA_LOADER_STAMP)
 $(CUDA_LOADER_OBJ): CPPFLAGS += -DGMM_CUDA_ABI='"$(CUDA_ABI)"' \
-  -DGMM_CUDA_BACKEND_TREE='"$(CURDIR)"' -DGMM_CUDA_BACKEND_BUILD_DIR='"$(abspath $(BUILD))"' \
+  -DGMM_CUDA_BACKEND_TREE='"$(CUDA_TREE)"' -DGMM_CUDA_BACKEND_BUILD_DIR='"$(abspath $(BUILD))"' \
   -DGMM_CUDA_BACKEND_LIBDIR='"$(LIBDIR)"'
 $(BUILD)/kernels/cuda_api.cu.o: $(CUDA_LOADER_STAMP)
 $(BUILD)/kernels/cuda_api.cu.o: NVCCFLAGS += -DGMM_CUDA_ABI='"$(CUDA_ABI)"'
