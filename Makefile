@@ -430,22 +430,27 @@ $(CUDA_LIB): $(CUDA_OBJ) $(CORE_PIC_LIB) kernels/cuda_backend.map
 
 # Where the loader looks (compiled in): this source tree and its build folder, and the install's
 # LIBDIR; and the checksum of every header the core and the backend share, so that the loader
-# passes over a backend library of another build. A stamp rebuilds the two objects that hold
-# them when any of it changes (`make install PREFIX=...` included).
+# passes over a backend library of another build. Stamps rebuild the objects that hold them when
+# any of it changes: the loader for either (`make install PREFIX=...` included), the backend's
+# table object only for the checksum.
 CUDA_ABI := $(shell cat $(sort $(shell find $(LIB_DIRS) bench -name '*.h')) | cksum | cut -d' ' -f1)
 # (the tree's real path: the loader compares it with the running module's, symlinks resolved)
 CUDA_TREE := $(realpath $(CURDIR))
-CUDA_LOADER_LINE := abi=$(CUDA_ABI) tree=$(CUDA_TREE) build=$(abspath $(BUILD)) libdir=$(LIBDIR)
+CUDA_ABI_STAMP := $(BUILD)/cuda_abi.stamp
 CUDA_LOADER_STAMP := $(BUILD)/cuda_loader.stamp
+define write_stamp
+$(shell mkdir -p $(BUILD) && (echo '$(2)' | cmp -s - $(1) || echo '$(2)' > $(1)))
+endef
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
-$(shell mkdir -p $(BUILD) && (echo '$(CUDA_LOADER_LINE)' | cmp -s - $(CUDA_LOADER_STAMP) || echo '$(CUDA_LOADER_LINE)' > $(CUDA_LOADER_STAMP)))
+$(call write_stamp,$(CUDA_ABI_STAMP),$(CUDA_ABI))
+$(call write_stamp,$(CUDA_LOADER_STAMP),tree=$(CUDA_TREE) build=$(abspath $(BUILD)) libdir=$(LIBDIR))
 endif
 CUDA_LOADER_OBJ := $(BUILD)/kernels/cuda_loader.o $(BUILD)/pic/kernels/cuda_loader.o
-$(CUDA_LOADER_OBJ): $(CUDA_LOADER_STAMP)
+$(CUDA_LOADER_OBJ): $(CUDA_ABI_STAMP) $(CUDA_LOADER_STAMP)
 $(CUDA_LOADER_OBJ): CPPFLAGS += -DGMM_CUDA_ABI='"$(CUDA_ABI)"' \
   -DGMM_CUDA_BACKEND_TREE='"$(CUDA_TREE)"' -DGMM_CUDA_BACKEND_BUILD_DIR='"$(abspath $(BUILD))"' \
   -DGMM_CUDA_BACKEND_LIBDIR='"$(LIBDIR)"'
-$(BUILD)/kernels/cuda_api.cu.o: $(CUDA_LOADER_STAMP)
+$(BUILD)/kernels/cuda_api.cu.o: $(CUDA_ABI_STAMP)
 $(BUILD)/kernels/cuda_api.cu.o: NVCCFLAGS += -DGMM_CUDA_ABI='"$(CUDA_ABI)"'
 
 # installed beside libgmm.so, where the loader of an installed program or library looks
