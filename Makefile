@@ -14,12 +14,17 @@
 #   BUILD=dir BIN=dir where objects and programs go (default build/ and bin/)
 #   make install PREFIX=/usr/local [DESTDIR=]   programs, libgmm.so/.a, gmm/gmm.h, gmm.pc, man pages
 #   make uninstall PREFIX=...                   removes what install put there
-#   make lib          build/libgmm.so.1.0.0 (PIC objects in build/pic/) and build/libgmm.a
+#   make lib          build/libgmm.so.1.0.0 (PIC objects in build/pic/), build/libgmm.a and, with
+#                     CUDA, build/libgmm-cuda.so.1.0.0 (the CUDA backend, loaded at run time)
 #   make python-test  the Python module's pytest suites (python/tests/) against build/libgmm.so
 #
-# Every .c file under data/ models/ linalg/ kernels/ (and their subfolders) goes into one static library; .cu files there
-# join it when CUDA is on (and *_nocuda.c files drop out). Each tests/test_*.c is one Check suite, each app/gmm_*.c one program;
-# bench/ holds gmm-bench and its measuring code (linked into the GPU test suites too).
+# Every .c file under data/ models/ linalg/ kernels/ (subfolders too) is the CPU core: one static
+# library for the programs and tests (build/libgmm-internal.a) and the installed libgmm.so and
+# libgmm.a. Every .cu file there and under bench/ is the CUDA backend, one shared library
+# (build/libgmm-cuda.so.1) that the core loads with dlopen when a GPU is asked for
+# (kernels/cuda_loader.h), so no program links a CUDA library. Each tests/test_*.c is one Check
+# suite, each app/gmm_*.c one program; bench/ holds gmm-bench and its measuring code (linked
+# into the GPU test suites too).
 
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
@@ -100,7 +105,7 @@ ifeq ($(HAVE_LIBDEFLATE),1)
 CPPFLAGS += $(shell $(PKG_CONFIG) --cflags libdeflate)
 LDLIBS += $(shell $(PKG_CONFIG) --libs libdeflate)
 endif
-LDLIBS += -lm -lpthread
+LDLIBS += -lm -lpthread -ldl
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 
@@ -126,11 +131,13 @@ NVCC_GENCODE := -arch=$(CUDA_ARCH)
 endif
 NVCCFLAGS ?= -O3 -lineinfo
 NVCCFLAGS += $(NVCC_GENCODE) -std=c++17 -I. -D_GNU_SOURCE -Xcompiler -Wall,-fPIC -MMD -MP
-CPPFLAGS += -DGMM_WITH_CUDA=1 -I$(CUDA_HOME)/include
-LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(if $(filter 1,$(HAVE_NCCL)),-lnccl )-lcudart -ldl -lstdc++
+# the core only learns that a CUDA backend exists (kernels/cuda_loader.c); the CUDA runtime and
+# NCCL are linked into the backend library alone (CUDA_LDLIBS)
+CPPFLAGS += -DGMM_WITH_CUDA=1
+CUDA_LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(if $(filter 1,$(HAVE_NCCL)),-lnccl )-lcudart -ldl -lstdc++
 # cuBLAS and cuSOLVER are not linked but loaded when the first GPU resources object is made
 # (kernels/gpu_libs.cu): from the run path, else from the toolkit the build used
-NVCCFLAGS += -DGMM_CUDA_LIBDIR='"$(CUDA_HOME)/lib64"'
+NVCCFLAGS += -DGMM_CUDA_LIBDIR='"$(CUDA_HOME)/lib64"' -DGMM_HAVE_NCCL=$(HAVE_NCCL)
 endif
 
 # Objects remember the configuration they were built with: when CUDA, SANITIZE or the flags
@@ -143,19 +150,16 @@ endif
 
 # ---- sources ------------------------------------------------------------------------------
 LIB_DIRS := kernels linalg data models
-# foo_nocuda.c files hold the stand-ins (returning GMM_ERR_NO_DEVICE) for CUDA entry points and
-# are built only when CUDA is off, so that no source needs an #ifdef for it.
+# Sources are found in subfolders too (models/backend/cuda/..., say). The CUDA entry points that
+# C code calls are reached through one stand-in file per folder, <folder>/cuda_api_forward.c,
+# always built: it forwards to the CUDA backend library (or says why there is none).
 ALL_LIB_C := $(sort $(shell find $(LIB_DIRS) -name '*.c'))
-LIB_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_LIB_C)),$(ALL_LIB_C))
 # data/gunzip.c needs libdeflate; data/gunzip_nolibdeflate.c stands in without it.
-LIB_C := $(filter-out $(if $(filter 1,$(HAVE_LIBDEFLATE)),data/gunzip_nolibdeflate.c,data/gunzip.c),$(LIB_C))
-LIB_CU := $(if $(filter 1,$(CUDA)),$(sort $(shell find $(LIB_DIRS) -name '*.cu')))
-# CUDA without NCCL: the NCCL stand-ins instead of models/dist/comm_nccl.cu
-ifeq ($(CUDA)$(HAVE_NCCL),10)
-LIB_CU := $(filter-out models/dist/comm_nccl.cu,$(LIB_CU))
-LIB_C += models/dist/comm_nccl_nocuda.c
-endif
-LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
+LIB_C := $(filter-out $(if $(filter 1,$(HAVE_LIBDEFLATE)),data/gunzip_nolibdeflate.c,data/gunzip.c),$(ALL_LIB_C))
+LIB_OBJ := $(LIB_C:%.c=$(BUILD)/%.o)
+# the core for the programs, tests and gmm-bench (every internal name global)
+CORE_LIB := $(BUILD)/libgmm-internal.a
+# the installed static library (only gmm/gmm.h's names global; see "the installed library")
 LIB := $(BUILD)/libgmm.a
 
 APP_SUPPORT_C := $(filter-out app/gmm_%.c $(if $(filter 1,$(MPI)),app/cli_mpi_nompi.c,app/cli_mpi.c),$(wildcard app/*.c))
@@ -168,10 +172,8 @@ PROGRAMS := $(patsubst app/gmm_%.c,$(BIN)/gmm-%,$(APP_MAIN_C)) $(BIN)/gmm-bench
 # kernels that lost to the vendor library (numbered versions per operation), which gmm-bench and
 # the GPU test suites still run.
 BENCH_DIRS := bench bench/experiments
-ALL_BENCH_C := $(filter-out bench/gmm_bench.c,$(sort $(wildcard $(addsuffix /*.c,$(BENCH_DIRS)))))
-BENCH_C := $(if $(filter 1,$(CUDA)),$(filter-out %_nocuda.c,$(ALL_BENCH_C)),$(ALL_BENCH_C))
-BENCH_CU := $(if $(filter 1,$(CUDA)),$(sort $(wildcard $(addsuffix /*.cu,$(BENCH_DIRS)))))
-BENCH_OBJ := $(BENCH_C:%.c=$(BUILD)/%.o) $(BENCH_CU:%.cu=$(BUILD)/%.cu.o)
+BENCH_C := $(filter-out bench/gmm_bench.c,$(sort $(wildcard $(addsuffix /*.c,$(BENCH_DIRS)))))
+BENCH_OBJ := $(BENCH_C:%.c=$(BUILD)/%.o)
 BENCH_LIB := $(BUILD)/libgmmbench.a
 
 TEST_SUPPORT_C := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
@@ -209,7 +211,7 @@ $(BUILD)/%.cu.o: %.cu $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJ)
+$(CORE_LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -217,11 +219,11 @@ $(BENCH_LIB): $(BENCH_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN)/gmm-bench: $(BUILD)/bench/gmm_bench.o $(BENCH_LIB) $(LIB)
+$(BIN)/gmm-bench: $(BUILD)/bench/gmm_bench.o $(BENCH_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BIN)/gmm-%: $(BUILD)/app/gmm_%.o $(APP_SUPPORT_OBJ) $(LIB)
+$(BIN)/gmm-%: $(BUILD)/app/gmm_%.o $(APP_SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
@@ -232,7 +234,7 @@ $(BIN)/gmm-download-mnist: data/download_mnist.sh Makefile
 	@mkdir -p $(dir $@)
 	sed 's/@GMM_VERSION@/$(SO_VERSION)/' $< > $@ && chmod +x $@
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(BENCH_LIB) $(LIB)
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_SUPPORT_OBJ) $(BENCH_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(LDLIBS) -o $@
 
@@ -241,11 +243,11 @@ $(BUILD)/app/%.nomain.o: app/%.c $(CONFIG_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=$*_program_main -c $< -o $@
 
 .SECONDEXPANSION:
-$(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(LIB)
+$(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay_main.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
 
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(LIB)
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_COMMON_OBJ) $$(FUZZ_APP_OBJ_$$*) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 
@@ -308,17 +310,18 @@ clean:
 	rm -rf build build-sanitize build-fuzz bin
 
 help:
-	@sed -n '2,18p' Makefile
+	@sed -n '2,19p' Makefile
 
 # ---- the installed library ----------------------------------------------------------------
-# libgmm.so.1 -> libgmm.so.1.0.0 from position-independent copies of the library's C objects
-# (build/pic/; the CUDA objects are compiled with -fPIC already), exporting only gmm/gmm.h's
-# functions (models/api/api.map); libgmm.a from the ordinary objects.
-# The programs link libgmm.a as before. gmm.pc's Libs.private lists what a static link needs.
+# libgmm.so.1 -> libgmm.so.1.0.0 from position-independent copies of the core's objects
+# (build/pic/), exporting only gmm/gmm.h's functions (models/api/api.map); libgmm.a from the ordinary
+# objects, with the same names global (below). Neither links CUDA: both load the CUDA backend
+# library, installed beside them, when a GPU is asked for. The programs link the internal core
+# archive. gmm.pc's Libs.private lists what a static link needs.
 SO_MAJOR := 1
 SO_VERSION := 1.0.0
 SHARED_LIB := $(BUILD)/libgmm.so.$(SO_VERSION)
-PIC_OBJ := $(LIB_C:%.c=$(BUILD)/pic/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
+PIC_OBJ := $(LIB_C:%.c=$(BUILD)/pic/%.o)
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
@@ -392,5 +395,102 @@ python-test: $(SHARED_LIB)
 	  PYTHONPATH=$(abspath python) GMM_LIBRARY=$(abspath $(BUILD))/libgmm.so.$(SO_MAJOR) \
 	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
 	else echo "python-test: SKIPPED: numpy or pytest missing for $(PYTHON) (make deps installs them)"; fi
+
+# ---- the installed static library: only gmm/gmm.h's names global ---------------------------
+# libgmm.a is one relocatable object of the whole core (ld -r) in which every name but those
+# models/api/api.map exports from libgmm.so is made local, so a program that links it may have its
+# own la_dgemm or idx_free; the two libraries export the same names. -d gives OpenMP's named
+# critical sections (common symbols) their storage, so they turn local too: the library's locks
+# are its own. (Renaming ~340 internal functions to gmm_* would have touched every file for no
+# gain to the reader, and left them all exported.)
+API_MAP := $(firstword $(shell find models -name api.map))
+API_NAMES := $(shell sed -n '/global:/,/local:/p' $(API_MAP) | tr ' ;' '\n\n' | grep '^gmm_')
+LD ?= ld
+OBJCOPY ?= objcopy
+$(LIB): $(LIB_OBJ) $(API_MAP)
+	@mkdir -p $(dir $@)
+	$(LD) -r -d -o $(BUILD)/libgmm-public.o $(LIB_OBJ)
+	$(OBJCOPY) --wildcard $(foreach n,$(API_NAMES),--keep-global-symbol='$(n)') $(BUILD)/libgmm-public.o
+	rm -f $@ && ar rcs $@ $(BUILD)/libgmm-public.o
+
+# ---- the CUDA backend library ----------------------------------------------------------------
+# Every .cu file of kernels/ linalg/ models/ bench/ (subfolders too) is one shared library,
+# libgmm-cuda.so.1 -> libgmm-cuda.so.1.0.0, that links the CUDA runtime and NCCL; the core opens
+# it with dlopen when a GPU is asked for (kernels/cuda_loader.h) and reaches its functions
+# through the tables it exports (<folder>/cuda_api.h). It carries its own copy of the core code
+# it calls: a PIC archive of the core linked with archive semantics (only the members it needs),
+# every name but the tables made local (kernels/cuda_backend.map) and bound inside it
+# (-Bsymbolic); -z defs proves it self-contained. The stand-ins (*/cuda_api_forward.c) and the
+# loader stay out of that archive: a stand-in pulled in would forward to itself.
+CUDA_SO_MAJOR := 1
+CUDA_LIB := $(BUILD)/libgmm-cuda.so.$(SO_VERSION)
+CUDA_CU := $(if $(filter 1,$(CUDA)),$(sort $(shell find $(LIB_DIRS) bench -name '*.cu')))
+# without nccl.h, models/backend/cuda_api.cu leaves NCCL's entries empty (GMM_HAVE_NCCL=0)
+CUDA_CU := $(if $(filter 1,$(HAVE_NCCL)),$(CUDA_CU),$(filter-out %/comm_nccl.cu,$(CUDA_CU)))
+CUDA_OBJ := $(CUDA_CU:%.cu=$(BUILD)/%.cu.o)
+CORE_PIC_LIB := $(BUILD)/pic/libgmm-core.a
+CORE_PIC_OBJ := $(filter-out %/cuda_api_forward.o %/cuda_loader.o,$(PIC_OBJ))
+
+all: $(LIB)
+ifeq ($(CUDA),1)
+all lib: $(CUDA_LIB)
+endif
+
+$(CORE_PIC_LIB): $(CORE_PIC_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(CUDA_LIB): $(CUDA_OBJ) $(CORE_PIC_LIB) kernels/cuda_backend.map
+	$(CC) -shared -Wl,-soname,libgmm-cuda.so.$(CUDA_SO_MAJOR) \
+	  -Wl,--version-script=kernels/cuda_backend.map -Wl,-Bsymbolic -Wl,--exclude-libs,ALL \
+	  -Wl,-z,defs $(LDFLAGS) $(CUDA_OBJ) $(CORE_PIC_LIB) -Wl,--as-needed $(LDLIBS) $(CUDA_LDLIBS) \
+	  -o $@
+	ln -sf libgmm-cuda.so.$(SO_VERSION) $(BUILD)/libgmm-cuda.so.$(CUDA_SO_MAJOR)
+
+# Where the loader looks (compiled in): this source tree and its build folder, and the install's
+# LIBDIR; and the checksum of every header the core and the backend share, so that the loader
+# passes over a backend library of another build. Stamps rebuild the objects that hold them when
+# any of it changes: the loader for either (`make install PREFIX=...` included), the backend's
+# table object only for the checksum.
+CUDA_ABI := $(shell cat $(sort $(shell find $(LIB_DIRS) bench -name '*.h')) | cksum | cut -d' ' -f1)
+# (the tree's real path: the loader compares it with the running module's, symlinks resolved)
+CUDA_TREE := $(realpath $(CURDIR))
+CUDA_ABI_STAMP := $(BUILD)/cuda_abi.stamp
+CUDA_LOADER_STAMP := $(BUILD)/cuda_loader.stamp
+define write_stamp
+$(shell mkdir -p $(BUILD) && (echo '$(2)' | cmp -s - $(1) || echo '$(2)' > $(1)))
+endef
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+$(call write_stamp,$(CUDA_ABI_STAMP),$(CUDA_ABI))
+$(call write_stamp,$(CUDA_LOADER_STAMP),tree=$(CUDA_TREE) build=$(abspath $(BUILD)) libdir=$(LIBDIR))
+endif
+CUDA_LOADER_OBJ := $(BUILD)/kernels/cuda_loader.o $(BUILD)/pic/kernels/cuda_loader.o
+$(CUDA_LOADER_OBJ): $(CUDA_ABI_STAMP) $(CUDA_LOADER_STAMP)
+$(CUDA_LOADER_OBJ): CPPFLAGS += -DGMM_CUDA_ABI='"$(CUDA_ABI)"' \
+  -DGMM_CUDA_BACKEND_TREE='"$(CUDA_TREE)"' -DGMM_CUDA_BACKEND_BUILD_DIR='"$(abspath $(BUILD))"' \
+  -DGMM_CUDA_BACKEND_LIBDIR='"$(LIBDIR)"'
+$(BUILD)/kernels/cuda_api.cu.o: $(CUDA_ABI_STAMP)
+$(BUILD)/kernels/cuda_api.cu.o: NVCCFLAGS += -DGMM_CUDA_ABI='"$(CUDA_ABI)"'
+
+# installed beside libgmm.so, where the loader of an installed program or library looks
+install: install-cuda-backend
+uninstall: uninstall-cuda-backend
+.PHONY: install-cuda-backend uninstall-cuda-backend check-symbols
+install-cuda-backend: $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+ifeq ($(CUDA),1)
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 755 $(CUDA_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libgmm-cuda.so.$(SO_VERSION) $(DESTDIR)$(LIBDIR)/libgmm-cuda.so.$(CUDA_SO_MAJOR)
+endif
+uninstall-cuda-backend:
+	rm -f $(DESTDIR)$(LIBDIR)/libgmm-cuda.so.$(CUDA_SO_MAJOR) \
+	  $(DESTDIR)$(LIBDIR)/libgmm-cuda.so.$(SO_VERSION)
+
+# `make test` also checks the libraries' exported names and that no program links CUDA
+# (tests/check_symbols.sh); on a GPU machine the suites load the CUDA backend library.
+test: check-symbols $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+check-symbols: $(LIB) $(PROGRAMS) $(if $(filter 1,$(SANITIZE) $(FUZZ)),,$(SHARED_LIB)) \
+               $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+	BUILD=$(BUILD) BIN=$(BIN) tests/check_symbols.sh
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,7 +1,8 @@
 /* GPU helpers for gmm-bench and the GPU test suites (bench/ and tests/ are compiled by gcc, so
  * everything that needs the CUDA runtime lives here): device buffers, copies, timing a piece of GPU work with CUDA events, and the
  * ceilings measured in the same run (cuBLAS DGEMM, SGEMM and TF32 GEMM of 8192^3, and a 1 GiB
- * device-to-device copy). Without CUDA every function reports GMM_ERR_NO_DEVICE. */
+ * device-to-device copy). bench_gpu.cu is part of the CUDA backend library; without that library
+ * (bench/cuda_api_forward.c) every function reports GMM_ERR_NO_DEVICE. */
 #ifndef GMM_BENCH_GPU_H
 #define GMM_BENCH_GPU_H
 

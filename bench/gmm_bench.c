@@ -135,7 +135,7 @@ static void print_table(const bench_row *rows, const int *results, int n, const 
                c->fp64_gemm_tflops, c->fp32_gemm_tflops, c->tf32_gemm_tflops, c->copy_tbps);
     else
         printf("\nGPU columns skipped: %s\n",
-               gmm_cuda_built() ? "no CUDA device found" : "built without CUDA");
+               gmm_cuda_built() ? "no CUDA device found" : "no CUDA backend (libgmm-cuda.so.1)");
     printf("times: median of %d repeats after %d warm-up runs (CPU twins: median of %d); "
            "rate and %%ceil are the CUDA kernel's; scale %.3g\n",
            c->repeats, c->warmup, bench_cpu_repeats(c), c->scale);
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "gmm-bench: ceilings not measured: %s\n", gmm_error_message(s));
     } else {
         fprintf(stderr, "gmm-bench: no GPU (%s): CPU twins only, GPU columns skipped\n",
-                gmm_cuda_built() ? "no CUDA device" : "built without CUDA");
+                gmm_cuda_built() ? "no CUDA device" : "no CUDA backend (libgmm-cuda.so.1)");
     }
 
     bench_row rows[N_BENCHES];

@@ -1,4 +1,5 @@
-/* Status strings and the per-thread error detail buffer. */
+/* Status strings and the per-thread error detail buffer (and its sink for the CUDA backend's
+ * copy of this file, see gmm_error_sink). */
 #include "kernels/gmm_status.h"
 
 #include <stdarg.h>
@@ -27,18 +28,46 @@ const char *gmm_strerror(gmm_status status)
     }
 }
 
+static const gmm_error_sink *forward; /* set in the CUDA backend's copy only */
+
 gmm_status gmm_error(gmm_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    return status;
+    return forward ? forward->record(status, detail) : status;
 }
 
 const char *gmm_error_message(gmm_status status)
 {
+    if (forward) return forward->message(status);
     return detail[0] ? detail : gmm_strerror(status);
 }
 
-void gmm_error_clear(void) { detail[0] = '\0'; }
+void gmm_error_clear(void)
+{
+    detail[0] = '\0';
+    if (forward) forward->clear();
+}
+
+static gmm_status record_here(gmm_status status, const char *text)
+{
+    if (text != detail) snprintf(detail, sizeof detail, "%s", text);
+    return status;
+}
+
+static const char *message_here(gmm_status status)
+{
+    return detail[0] ? detail : gmm_strerror(status);
+}
+
+static void clear_here(void) { detail[0] = '\0'; }
+
+const gmm_error_sink *gmm_error_sink_here(void)
+{
+    static const gmm_error_sink here = {record_here, message_here, clear_here};
+    return &here;
+}
+
+void gmm_error_forward_to(const gmm_error_sink *sink) { forward = sink; }

@@ -43,6 +43,23 @@ const char *gmm_error_message(gmm_status status);
 
 void gmm_error_clear(void);
 
+/* Where the error details of a second copy of this code go. The CUDA backend library
+ * (libgmm-cuda.so, kernels/cuda_loader.h) carries its own hidden copy of the CPU code it calls,
+ * this file's included; once attached, its gmm_error records into the core's per-thread buffer
+ * through the core's sink, so a caller reads a detail with gmm_error_message wherever it was
+ * recorded. */
+typedef struct gmm_error_sink {
+    gmm_status (*record)(gmm_status status, const char *detail);
+    const char *(*message)(gmm_status status);
+    void (*clear)(void);
+} gmm_error_sink;
+
+/* This copy's own buffer as a sink (the loader hands it to the backend). */
+const gmm_error_sink *gmm_error_sink_here(void);
+/* From now on gmm_error, gmm_error_message and gmm_error_clear of this copy use sink (NULL: this
+ * copy's own buffer again). Called once, before any other thread uses this copy. */
+void gmm_error_forward_to(const gmm_error_sink *sink);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,8 @@
  * row-major wrappers below. All matrices are row-major device arrays with an explicit leading
  * dimension, exactly as in kernels/blas_cpu.h (the CPU side of the same switch). Calls are
  * asynchronous on the object's stream and return a gmm_status naming the failed call.
- * Without CUDA (gpu_nocuda.c) gmm_gpu_create returns GMM_ERR_NO_DEVICE. */
+ * Implemented in the CUDA backend library (gpu.cu); without it (kernels/cuda_api_forward.c)
+ * gmm_gpu_create returns GMM_ERR_NO_DEVICE naming what is missing. */
 #ifndef GMM_GPU_H
 #define GMM_GPU_H
 

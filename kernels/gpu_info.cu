@@ -1,5 +1,6 @@
 /* CUDA device queries behind gpu_info.h. */
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <string.h>
 
 #include "kernels/gpu_info.h"
@@ -14,6 +15,25 @@ extern "C" int gmm_gpu_count(void)
         return 0;
     }
     return count;
+}
+
+extern "C" gmm_status gmm_gpu_probe(int *count)
+{
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e == cudaSuccess && *count > 0) return GMM_OK;
+    *count = 0;
+    if (e == cudaSuccess) return gmm_error(GMM_ERR_NO_DEVICE, "the NVIDIA driver finds no GPU");
+    cudaGetLastError(); /* clear the sticky error */
+    /* the runtime opens the driver's library itself and says only "insufficient driver" when it
+     * is missing: ask the dynamic loader for its own words */
+    dlerror();
+    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    const char *why = driver ? NULL : dlerror();
+    if (driver) dlclose(driver);
+    if (why)
+        return gmm_error(GMM_ERR_NO_DEVICE, "the NVIDIA driver is not installed (%s)", why);
+    return gmm_error(GMM_ERR_NO_DEVICE, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
 }
 
 extern "C" void gmm_cuda_start_context(void)

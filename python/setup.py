@@ -1,5 +1,6 @@
 """Copies libgmm into the package when it is built, so that an installed gmm finds its library
-without GMM_LIBRARY: $GMM_LIBRARY if set, else the checkout's build/libgmm.so.1 (from `make`).
+without GMM_LIBRARY: $GMM_LIBRARY if set, else the checkout's build/libgmm.so.1 (from `make`),
+with the CUDA backend library (libgmm-cuda.so.1) beside it when it was built.
 Without either the package installs alone and looks for the library at import (gmm/_lib.py)."""
 
 import os
@@ -19,6 +20,10 @@ class build_py_with_library(build_py):
         if os.path.exists(source):
             os.makedirs(target, exist_ok=True)
             shutil.copy2(os.path.realpath(source), os.path.join(target, "libgmm.so.1"))
+            # the CUDA backend, which libgmm loads from its own folder when a GPU is asked for
+            backend = os.path.join(os.path.dirname(source), "libgmm-cuda.so.1")
+            if os.path.exists(backend):
+                shutil.copy2(os.path.realpath(backend), os.path.join(target, "libgmm-cuda.so.1"))
         else:
             print(f"gmm: {source} not found; the package will look for libgmm at import")
 

@@ -17,8 +17,8 @@
  *
  * Every function takes DEVICE pointers and has the contract of the library header named beside
  * it; the gpu argument is the resources object for version 0 (the hand-written versions run on
- * its stream, the legacy default stream when gpu is NULL). Without CUDA
- * (experiments_nocuda.c) each returns GMM_ERR_NO_DEVICE. */
+ * its stream, the legacy default stream when gpu is NULL). They live in the CUDA backend library;
+ * without it (cuda_api_forward.c) each returns GMM_ERR_NO_DEVICE. */
 #ifndef GMM_BENCH_EXPERIMENTS_H
 #define GMM_BENCH_EXPERIMENTS_H
 

@@ -1,15 +1,11 @@
-/* The backend registry: the one place that knows whether the CUDA backend is built in, and the
- * device choice turned into a GPU resources object (or none). */
+/* The backend registry: the device choice turned into a backend and a GPU resources object (or
+ * none). The CUDA backend lives in a library of its own, loaded when a GPU is asked for
+ * (kernels/cuda_loader.h knows where it is and whether CUDA was built at all). */
 #include "models/backend/backend.h"
 
-#include "kernels/gpu_info.h"
+#include <stdio.h>
 
-#ifdef GMM_WITH_CUDA
-extern const gmm_backend gmm_backend_cuda;
-static const gmm_backend *const gpu_backend = &gmm_backend_cuda;
-#else
-static const gmm_backend *const gpu_backend = NULL;
-#endif
+#include "kernels/gpu_info.h"
 
 gmm_status gmm_backend_select(gmm_device device, const gmm_gpu *gpu, const gmm_backend **backend,
                               const char **notice)
@@ -19,25 +15,30 @@ gmm_status gmm_backend_select(gmm_device device, const gmm_gpu *gpu, const gmm_b
         *backend = &gmm_backend_cpu;
         return GMM_OK;
     }
-    if (gpu && gpu_backend) {
-        *backend = gpu_backend;
+    const gmm_backend *cuda = NULL;
+    gmm_status loaded = gmm_backend_cuda_load(&cuda);
+    if (gpu && loaded == GMM_OK) { /* a resources object: the library that made it is loaded */
+        *backend = cuda;
         return GMM_OK;
     }
-    int have_gpu = gpu_backend && gpu_backend->available();
-    if (have_gpu) {
-        *backend = gpu_backend;
+    int count = 0;
+    gmm_status probed = loaded == GMM_OK ? gmm_gpu_probe(&count) : loaded;
+    if (probed == GMM_OK && cuda->available()) {
+        *backend = cuda;
         if (notice && device == GMM_DEVICE_AUTO) *notice = "using the GPU (CUDA backend)";
         return GMM_OK;
     }
-    if (device == GMM_DEVICE_GPU)
-        return gmm_error(GMM_ERR_NO_DEVICE, gpu_backend
-                                                ? "--device gpu: no CUDA GPU is available"
-                                                : "--device gpu: this build has no CUDA support "
-                                                  "(rebuild with nvcc installed, or CUDA=1)");
+    if (device == GMM_DEVICE_GPU) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s",
+                 probed != GMM_OK ? gmm_error_message(probed) : "the CUDA backend finds no GPU");
+        return gmm_error(GMM_ERR_NO_DEVICE, "--device gpu: %s", why);
+    }
+    gmm_error_clear(); /* auto: the CPU, quietly but for the notice */
     *backend = &gmm_backend_cpu;
     if (notice)
-        *notice = gpu_backend ? "no GPU found: using the CPU backend"
-                              : "built without CUDA: using the CPU backend";
+        *notice = loaded != GMM_OK ? "no CUDA backend: using the CPU backend"
+                                   : "no GPU found: using the CPU backend";
     return GMM_OK;
 }
 
@@ -56,7 +57,7 @@ gmm_status gmm_backend_create_f64(const gmm_backend *be, gmm_backend_ctx **ctx, 
                                   const gmm_tuning *tuning, gmm_gpu *gpu)
 {
     const gmm_backend_config cfg = {.data = gmm_data_view_f64(X, n_samples, dim),
-                                     .n_components = n_components, .type = type,
-                                     .precision = precision, .tuning = tuning, .gpu = gpu};
+                                    .n_components = n_components, .type = type,
+                                    .precision = precision, .tuning = tuning, .gpu = gpu};
     return be->create(ctx, &cfg);
 }

@@ -127,13 +127,19 @@ typedef struct gmm_backend {
 
 /* The registry: the backend for a device choice. With a resources object (gpu not NULL) and a
  * choice other than GMM_DEVICE_CPU, the GPU backend, without probing again. Otherwise for
- * GMM_DEVICE_AUTO the GPU when it is built in and available, else the CPU; *notice (may be
- * NULL) receives a sentence to show the user. GMM_DEVICE_GPU without a GPU is
- * GMM_ERR_NO_DEVICE. GMM_DEVICE_CPU makes no CUDA call at all. */
+ * GMM_DEVICE_AUTO the GPU when the CUDA backend library loads and finds a device, else the CPU;
+ * *notice (may be NULL) receives a sentence to show the user. GMM_DEVICE_GPU without a GPU is
+ * GMM_ERR_NO_DEVICE whose detail names what is missing (the backend library, the CUDA runtime,
+ * the driver, a device). GMM_DEVICE_CPU loads nothing and makes no CUDA call at all. */
 gmm_status gmm_backend_select(gmm_device device, const gmm_gpu *gpu, const gmm_backend **backend,
                               const char **notice);
 
 extern const gmm_backend gmm_backend_cpu;
+
+/* The CUDA backend's table, from the CUDA backend library, loaded the first time it is asked for
+ * (models/backend/cuda_api_forward.c): GMM_ERR_NO_DEVICE with *backend NULL, its detail naming the
+ * library that is missing, when that library cannot be loaded. */
+gmm_status gmm_backend_cuda_load(const gmm_backend **backend);
 
 /* be->create on the whole of a float64 matrix X (n_samples x dim) with one rank. */
 gmm_status gmm_backend_create_f64(const gmm_backend *be, gmm_backend_ctx **ctx, const double *X,

@@ -1,9 +1,10 @@
 /* NCCL for the sums over ranks on the device (the comm table's sum_device, models/dist/comm.h): one
  * communicator per rank on that rank's current device, made from a unique id that rank 0 draws
  * and hands to the others (over MPI, or in memory for the GPUs of one process), or all of one
- * process's communicators at once. Without NCCL in the build (CUDA=0, or nccl.h not found) every
- * function but gmm_nccl_available returns GMM_ERR_UNSUPPORTED saying so
- * (comm_nccl_nocuda.c). */
+ * process's communicators at once. Implemented in the CUDA backend library (comm_nccl.cu). Without
+ * NCCL in it (nccl.h not found) every function but gmm_nccl_available returns
+ * GMM_ERR_UNSUPPORTED saying so, and without that library GMM_ERR_NO_DEVICE
+ * (models/backend/cuda_api_forward.c). */
 #ifndef GMM_COMM_NCCL_H
 #define GMM_COMM_NCCL_H
 

@@ -59,9 +59,8 @@ gmm_status gmm_projection_apply(const gmm_projection *projection, const double *
 gmm_status gmm_projection_inverse(const gmm_projection *projection, const double *Z,
                                   int64_t n_samples, double *X);
 
-
-/* The device halves (models/features/pca_cuda.cu; GMM_ERR_NO_DEVICE without CUDA). Xc centred data;
- * values/vectors get the descending eigenpairs of its covariance (input_dim, input_dim^2). */
+/* The device halves (models/features/pca_cuda.cu; GMM_ERR_NO_DEVICE without the CUDA backend).
+ * Xc centred data; values/vectors get the descending eigenpairs of its covariance (input_dim, input_dim^2). */
 gmm_status pca_covariance_eigen_cuda(const double *Xc, int64_t n_samples, int input_dim,
                                      gmm_gpu *gpu, double *values, double *vectors);
 /* Z (n_samples x n_axes) = X W^T with W n_axes x input_dim. */

@@ -1,7 +1,7 @@
 /* The packed storage of model.bin (version 4): a full or tied model's covariances (symmetric)
  * and precision Cholesky factors (upper triangular) are written as their upper triangles, row
  * by row (row i holds columns i .. d-1), half the bytes of the dense matrices; loading fills the
- * lower triangles back in. Used by models/model_io.c only. */
+ * lower triangles back in. Used by models/io/model_io.c only. */
 #ifndef GMM_MODEL_TRIANGLES_H
 #define GMM_MODEL_TRIANGLES_H
 
