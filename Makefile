@@ -488,7 +488,7 @@ uninstall-cuda-backend:
 
 # `make test` also checks the libraries' exported names and that no program links CUDA
 # (tests/check_symbols.sh); on a GPU machine the suites load the CUDA backend library.
-test: check-symbols $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+run-tests: check-symbols $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
 check-symbols: $(LIB) $(PROGRAMS) $(if $(filter 1,$(SANITIZE) $(FUZZ)),,$(SHARED_LIB)) \
                $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
 	BUILD=$(BUILD) BIN=$(BIN) tests/check_symbols.sh
