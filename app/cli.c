@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +158,23 @@ static const char *env_value(const char *name)
 {
     const char *v = getenv(name);
     return v && *v ? v : NULL;
+}
+
+/* OpenBLAS starts its thread pool when it is loaded, before main, and maps a 128 MiB buffer for
+ * each thread that calls into it; when a map fails it retries for ever (a hang, not an error).
+ * Under an address-space limit (ulimit -v) too small for that per core, the program starts
+ * itself again with OPENBLAS_NUM_THREADS=1, which OpenBLAS reads at load: one thread, the same
+ * results. Once only (the variable is then set), and never when the user set it. */
+void cli_fit_blas_to_address_limit(char **argv)
+{
+    struct rlimit limit;
+    if (getenv("OPENBLAS_NUM_THREADS") || getrlimit(RLIMIT_AS, &limit) != 0 ||
+        limit.rlim_cur == RLIM_INFINITY)
+        return;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores <= 1 || (double)limit.rlim_cur >= (double)(cores + 2) * 256.0 * 1024 * 1024) return;
+    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
+    execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
 }
 
 void cli_apply_environment(gmm_tuning *tuning)

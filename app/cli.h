@@ -91,4 +91,8 @@ gmm_status cli_device_open_finish(cli_device_opener *opener, gmm_gpu **gpu, cons
  * tuning may be NULL (only the sync switch is applied). */
 void cli_apply_environment(gmm_tuning *tuning);
 
+/* First thing in main: under an address-space limit too small for OpenBLAS's threads, the
+ * program starts itself again with OPENBLAS_NUM_THREADS=1 (app/cli.c says why). */
+void cli_fit_blas_to_address_limit(char **argv);
+
 #endif

@@ -152,6 +152,7 @@ enum { OPT_SEED = 256, OPT_ALPHA, OPT_SIGMA, OPT_SHIFT, OPT_NO_ORIGINALS, OPT_BA
 
 int main(int argc, char **argv)
 {
+    cli_fit_blas_to_address_limit(argv);
     cli_program = "gmm-augment";
     gmm_augment_params params;
     gmm_augment_params_default(&params);

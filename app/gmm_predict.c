@@ -251,6 +251,7 @@ done:
 
 int main(int argc, char **argv)
 {
+    cli_fit_blas_to_address_limit(argv);
     cli_apply_environment(NULL);
     gmm_predict_args args;
     int parsed = gmm_predict_parse_args(argc, argv, &args);

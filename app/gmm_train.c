@@ -168,6 +168,7 @@ static gmm_status save_model_finish(model_saver *s)
 
 int main(int argc, char **argv)
 {
+    cli_fit_blas_to_address_limit(argv);
     gmm_train_args args;
     int parsed = gmm_train_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;
