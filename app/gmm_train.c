@@ -258,6 +258,8 @@ int main(int argc, char **argv)
     }
     if (device_notice) cli_notice(NULL, device_notice);
     opt.gpu = gpu;
+    /* auto has chosen the CPU here: the fit does not choose again (nor say so twice) */
+    if (!gpu && opt.device == GMM_DEVICE_AUTO) opt.device = GMM_DEVICE_CPU;
     if (limit > 0 && limit < ds.n_samples) {
         dataset_truncate(&ds, (int)limit);
         fprintf(stderr, "gmm-train: using the first %d images (--limit)\n", ds.n_samples);
