@@ -1,0 +1,70 @@
+/* UMAP's layout optimisation (umap-learn's optimize_layout_euclidean is the specification): SGD
+ * over the edges of the fuzzy graph with negative sampling, on the curve 1 / (1 + a d^(2b)).
+ *   - an edge of weight w is sampled every max_w / w epochs (umap-learn's make_epochs_per_sample),
+ *     and each time it is, negative_sample_rate random points per sample are pushed away;
+ *   - attraction -2ab d^(2(b-1)) / (1 + a d^(2b)) (y_i - y_j), repulsion 2 gamma b /
+ *     ((0.001 + d^2)(1 + a d^(2b))) (y_i - y_k), each coordinate's step clipped to [-4, 4];
+ *   - learning rate alpha (1 - epoch / n_epochs).
+ * Deterministic by construction, on any number of threads and on the GPU: each epoch reads the
+ * other points' coordinates from a copy taken at the start of the epoch, only the head of an edge
+ * moves (its row in order), and the negative samples come from a counter-based hash of (seed,
+ * epoch, edge, sample), so no result depends on scheduling. In the layout of a symmetric graph
+ * each undirected edge is met from both ends, so moving only the head gives each end the same
+ * attraction umap-learn's move_other gives it; the repulsion is umap-learn's.
+ *   umap_sgd_cpu   OpenMP over the heads, the readable specification;
+ *   umap_sgd_cuda  one thread per head, the same arithmetic in float32 (differs by rounding,
+ *                  which the chaotic SGD then amplifies: CPU and GPU layouts agree in their
+ *                  structure, not to the digit).
+ * The a/b curve is fitted to the target membership of min_dist and spread by umap_find_ab
+ * (umap-learn's find_ab_params: least squares on 300 points of [0, 3 spread]). */
+#ifndef GMM_UMAP_SGD_H
+#define GMM_UMAP_SGD_H
+
+#include <stdint.h>
+
+#include "kernels/gmm_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    double a, b;              /* the curve (umap_find_ab) */
+    double gamma;             /* repulsion strength (0: 1) */
+    double initial_alpha;     /* learning rate at epoch 0 (0: 1; umap-learn's transform: 0.25) */
+    int negative_sample_rate; /* negative samples per edge sample (0: 5) */
+    int n_epochs;             /* >= 1 */
+    uint64_t seed;
+} umap_sgd_options;
+
+/* The edges: n_heads rows in CSR form (row_ptr n_heads + 1, col and weight nnz); a row's columns
+ * index the tails. Weights <= 0 are never sampled. */
+typedef struct {
+    int64_t n_heads, n_tails;
+    const int64_t *row_ptr;
+    const int32_t *col;
+    const double *weight;
+} umap_edges;
+
+/* Optimises head_embedding (n_heads x dim float32, row-major, in and out) for n_epochs.
+ * tail_embedding NULL: the layout of a graph over its own points (tails are the heads, n_tails
+ * == n_heads, and the tails' coordinates move with them epoch by epoch); otherwise the fixed
+ * n_tails x dim coordinates the new heads are placed against (umap-learn's transform, its
+ * move_other False), negative samples drawn from those tails.
+ * GMM_ERR_ARG for dim < 1, n_epochs < 1, a column outside [0, n_tails) or NULL pointers. */
+gmm_status umap_sgd_cpu(const umap_edges *edges, float *head_embedding,
+                        const float *tail_embedding, int dim, const umap_sgd_options *options);
+/* The same on the GPU of the current device; host pointers in and out (copied for the call). */
+gmm_status umap_sgd_cuda(const umap_edges *edges, float *head_embedding,
+                         const float *tail_embedding, int dim, const umap_sgd_options *options);
+
+/* a and b such that 1 / (1 + a x^(2b)) fits 1 for x < min_dist and exp(-(x - min_dist) / spread)
+ * beyond, in least squares on 300 points evenly spaced over [0, 3 spread] (umap-learn's
+ * find_ab_params; its published values: min_dist 0.1 -> a 1.577, b 0.895). GMM_ERR_ARG for
+ * spread <= 0, min_dist < 0 or min_dist > spread; GMM_ERR_NUMERIC if the fit does not converge. */
+gmm_status umap_find_ab(double spread, double min_dist, double *a, double *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
