@@ -16,6 +16,7 @@
 #include "app/images.h"
 #include "app/pca_apply.h"
 #include "app/spectral_space.h"
+#include "app/umap_space.h"
 #include "app/report.h"
 #include "app/summary_json.h"
 #include "data/dataset.h"
@@ -45,6 +46,8 @@ static void usage(FILE *out)
             "                   an error when it differs from the model's\n"
             "  --json FILE      a JSON summary (model, data, N, mean log-likelihood, BIC, AIC,\n"
             "                   metrics, images per component and per component and label)\n"
+            "  --map FILE       a model fitted with --space umap: the map of the clusters with\n"
+            "                   these images placed in it (default map.png; '' writes none)\n"
             "  --version        print the program's version and exit\n"
             "  -h, --help       this help\n");
 }
@@ -82,12 +85,12 @@ static int choose_blur(const gmm_model *model, double *blur)
 }
 
 enum { OPT_OUT = 256, OPT_PROBA, OPT_LIMIT, OPT_DEVICE, OPT_DIAGNOSTICS, OPT_IMAGES, OPT_BLUR,
-       OPT_JSON, OPT_VERSION };
+       OPT_JSON, OPT_VERSION, OPT_MAP };
 
 int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
 {
     cli_program = "gmm-predict";
-    const char *out_csv = NULL, *json_path = NULL;
+    const char *out_csv = NULL, *json_path = NULL, *map_path = NULL;
     int proba = 0;
     long long limit = 0;
     const char *diag_dir = NULL, *images_dir = NULL;
@@ -99,6 +102,7 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
         {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
         {"images", required_argument, 0, OPT_IMAGES}, {"blur", required_argument, 0, OPT_BLUR},
         {"json", required_argument, 0, OPT_JSON}, {"version", no_argument, 0, OPT_VERSION},
+        {"map", required_argument, 0, OPT_MAP},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -106,6 +110,7 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
         switch (c) {
         case OPT_OUT: out_csv = optarg; break;
         case OPT_PROBA: proba = 1; break;
+        case OPT_MAP: map_path = optarg; break;
         case OPT_JSON:
             if (!*optarg) return cli_error("--json needs a file name");
             json_path = optarg;
@@ -149,7 +154,8 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
                                .data_path = argc - optind == 2 ? argv[optind + 1] : NULL,
                                .out_csv = out_csv, .diag_dir = diag_dir,
                                .images_dir = images_dir, .proba = proba, .limit = limit,
-                               .blur = blur, .device = device, .json_path = json_path};
+                               .blur = blur, .device = device, .json_path = json_path,
+                               .map_path = map_path};
     return -1;
 }
 
@@ -168,10 +174,11 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
     gmm_gpu *gpu = NULL;
     FILE *csv = NULL;
     if (args->proba || args->diag_dir || args->images_dir || args->json_path || gmm_space_pca(model->space) ||
-        gmm_space_spectral(model->space) || model->blur_sigma > 0 || args->blur > 0)
+        gmm_space_spectral(model->space) || gmm_space_umap(model->space) ||
+        model->blur_sigma > 0 || args->blur > 0)
         return cli_error("under mpirun gmm-predict writes the summary and --out only, for a model "
                          "fitted on the pixels without --blur (--proba, --diagnostics, --images, "
-                         "--json, --pca and --space spectral models need one process)");
+                         "--json, --pca and --space spectral/umap models need one process)");
     int64_t n_total = 0;
     if ((st = cli_load_rank_rows(data_path, DATASET_TEST, args->limit, mpi->rank, mpi->size, &ds,
                                  &n_total, &dim)) != GMM_OK)
@@ -269,6 +276,7 @@ int main(int argc, char **argv)
     dataset ds = {0};
     double *X = NULL, *pixels = NULL, *loglik = NULL, *resp = NULL; /* pixels: with a projection */
     int *assign = NULL;
+    float *map = NULL; /* a umap model's map: the images' places in it */
     FILE *csv = NULL;
     diag_scores scores = {0};
     cli_device_opener opener = {0};
@@ -333,6 +341,21 @@ int main(int argc, char **argv)
     }
     if ((rc = pca_predict_apply(&model, &X, ds.n_samples, gpu, &pixels))) goto done;
     if ((rc = spectral_predict_apply(&model, &X, ds.n_samples, gpu, &pixels))) goto done;
+    const char *map_path = args.map_path ? args.map_path : "map.png";
+    if (args.map_path && *args.map_path &&
+        !(gmm_space_umap(model.space) && gmm_space_umap(model.space)->map_dims)) {
+        rc = cli_error("--map: the model keeps no map (only a --space umap model trained with one "
+                       "has it)");
+        goto done;
+    }
+    if ((rc = umap_predict_apply(&model, &X, ds.n_samples, gpu, &pixels, *map_path ? &map : NULL)))
+        goto done;
+    if (gmm_space_umap(model.space))
+        printf("placed every image in the model's %d-dimensional umap space (its %d nearest of "
+               "the %lld training images, then %d epochs)\n", gmm_space_umap(model.space)->n_dims,
+               gmm_space_umap(model.space)->n_neighbors,
+               (long long)gmm_space_umap(model.space)->n_train,
+               gmm_space_umap(model.space)->n_train <= 10000 ? 100 : 30);
     if (gmm_space_spectral(model.space))
         printf("embedded every image in the model's %d-dimensional spectral space (its %d "
                "nearest of the %lld training images)\n", gmm_space_spectral(model.space)->n_dims,
@@ -352,9 +375,18 @@ int main(int argc, char **argv)
     printf("mean log-likelihood %.6f   BIC %.6g   AIC %.6g\n", mean,
            gmm_bic(&model, mean, ds.n_samples), gmm_aic(&model, mean, ds.n_samples));
     if (ds.labels) {
-        if ((rc = report_clustering(assign, K, ds.labels, ds.n_samples))) goto done;
+        if ((rc = report_clustering(assign, K, ds.labels, ds.n_samples)) ||
+            (rc = report_stored_matching(&model, assign, ds.labels, ds.n_samples)))
+            goto done;
     } else {
         printf("no labels found: clustering scores skipped\n");
+    }
+    if (map) {
+        char title[160];
+        snprintf(title, sizeof title, "%d new images placed in the map of %s", ds.n_samples,
+                 args.model_path);
+        if ((rc = umap_map_write(map_path, &model, map, ds.n_samples, assign, ds.labels, title)))
+            goto done;
     }
     if (args.json_path) {
         if ((rc = predict_json_write(args.json_path, args.model_path, &model, &ds, mean, assign)))
@@ -418,6 +450,7 @@ done:
     free(loglik);
     free(resp);
     free(assign);
+    free(map);
     if (opener.started) { /* ended before the device was needed */
         gmm_gpu *unused = NULL;
         const char *notice = NULL;

@@ -11,6 +11,7 @@ typedef struct {
     const char *data_path; /* NULL: the test split beside the model's training data */
     const char *out_csv, *diag_dir, *images_dir;
     const char *json_path;  /* --json FILE, or NULL */
+    const char *map_path;   /* --map FILE (NULL: map.png for a model with a map; "" none) */
     int proba;
     long long limit;
     double blur;

@@ -16,6 +16,7 @@
 #include "app/images.h"
 #include "app/pca_apply.h"
 #include "app/spectral_space.h"
+#include "app/umap_space.h"
 #include "app/train_scale.h"
 #include "app/report.h"
 #include "app/select_k_report.h"
@@ -198,6 +199,7 @@ int main(int argc, char **argv)
     double *X = NULL, *pixels = NULL; /* with --pca: X projected, pixels for the pictures */
     gmm_projection *projection = NULL;
     gmm_spectral_space *space = NULL;
+    gmm_umap_space *umap_space = NULL;
     gmm_feature_space *feature_space = NULL; /* owns projection or space once made */
     gmm_model model = {0}, start = {0};
     diag_scores scores = {0};
@@ -287,6 +289,7 @@ int main(int argc, char **argv)
      * the fit reads the image bytes themselves (a U8 view: uploaded as 1 byte a value and
      * converted there, the same values), not a copy converted here and uploaded as 8 */
     const int fit_on_bytes = gpu && blur <= 0 && !args.pca_axes && !args.space_spectral &&
+                             !args.space_umap &&
                              !args.k_is_range && !diag_dir && !images_dir &&
                              (opt.init == GMM_INIT_KMEANS || init_from);
     if (!fit_on_bytes && (st = dataset_to_double(&ds, &X)) != GMM_OK) {
@@ -307,6 +310,9 @@ int main(int argc, char **argv)
         goto done;
     if (args.space_spectral &&
         (rc = spectral_train_apply(&ds, &opt, &X, &dim, gpu, quiet, &space, &pixels)))
+        goto done;
+    if (args.space_umap &&
+        (rc = umap_train_apply(&ds, &args, &opt, &X, &dim, gpu, quiet, &umap_space, &pixels)))
         goto done;
     double t_loaded = cli_now_seconds();
     if (!quiet)
@@ -340,12 +346,14 @@ int main(int argc, char **argv)
         opt.on_progress = iter_log_progress;
         opt.user = &iterations;
     }
-    if (projection || space) {
+    if (projection || space || umap_space) {
         st = projection ? gmm_feature_space_from_pca(projection, &feature_space)
-                        : gmm_feature_space_from_spectral(space, &feature_space);
+             : space    ? gmm_feature_space_from_spectral(space, &feature_space)
+                        : gmm_feature_space_from_umap(umap_space, &feature_space);
         if (st != GMM_OK) { /* the variant is freed with the failure */
             projection = NULL;
             space = NULL;
+            umap_space = NULL;
             rc = cli_fail(st);
             goto done;
         }
@@ -376,14 +384,14 @@ int main(int argc, char **argv)
         opt.n_components = model.n_components;
     } else if (fit_on_bytes) {
         fitted_saver = &saver;
-        opt.on_fitted = save_when_fitted;
+        if (!ds.labels) opt.on_fitted = save_when_fitted; /* else after the labels are matched */
         const gmm_data_view bytes = {.elem = GMM_ELEM_U8, .rows = ds.pixels,
                                      .n_rows = ds.n_samples, .dim = dim, .first_row = 0,
                                      .n_total = ds.n_samples};
         st = gmm_fit_view(&bytes, &opt, &model, &fit_scores);
     } else {
         fitted_saver = &saver;
-        opt.on_fitted = save_when_fitted;
+        if (!ds.labels) opt.on_fitted = save_when_fitted;
         st = gmm_fit_scored(X, ds.n_samples, dim, &opt, &model, &fit_scores);
     }
     if (st == GMM_INTERRUPTED) {
@@ -409,10 +417,6 @@ int main(int argc, char **argv)
         goto done;
     }
     double t_fit = cli_now_seconds();
-    if (!saver.begun) { /* a K range: its chosen model */
-        label_model(&model);
-        save_model_start(&saver, output, &model); /* the model is only read from here on */
-    }
     printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
            model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
            t_fit - t_start, model.lower_bound);
@@ -432,8 +436,23 @@ int main(int argc, char **argv)
         for (int64_t i = 0; i < ds.n_samples; i++) mean += fit_scores.log_likelihood[i];
         fit_scores.mean_log_likelihood = mean / (double)ds.n_samples;
     }
+    if (!saver.begun) { /* a K range's chosen model, or labelled data */
+        label_model(&model);
+        /* the model file remembers which component stands for which label */
+        if (ds.labels &&
+            (rc = report_match_labels(&model, fit_scores.labels, ds.labels, ds.n_samples)))
+            goto done;
+        save_model_start(&saver, output, &model); /* the model is only read from here on */
+    }
     if (stop_requested) goto interrupted_after_fit;
     rc = report_training(&model, &fit_scores, ds.labels);
+    if (!rc && *args.map_path && gmm_space_umap(model.space)) {
+        char title[160];
+        snprintf(title, sizeof title, "%d images, K = %d, seed %llu", ds.n_samples,
+                 model.n_components, (unsigned long long)opt.seed);
+        rc = umap_map_write(args.map_path, &model, gmm_space_umap(model.space)->map, ds.n_samples,
+                            fit_scores.labels, ds.labels, title);
+    }
     if (!rc && (images_dir || diag_dir) &&
         (st = diag_scores_adopt(&model, &fit_scores, &scores)) != GMM_OK)
         rc = cli_fail(st);
@@ -532,6 +551,7 @@ done:
     else {
         gmm_projection_free(projection);
         gmm_spectral_space_free(space);
+        gmm_umap_space_free(umap_space);
     }
     free(pixels);
     gmm_model_free(&model);

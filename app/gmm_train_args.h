@@ -17,6 +17,11 @@ typedef struct {
     int timings;                /* --timings: one line saying where the run's time went */
     int pca_axes, whiten;       /* --pca D (0: none), --whiten */
     int space_spectral;         /* --space spectral (opt.spectral_dims, opt.knn_neighbors) */
+    int space_umap;             /* --space umap (opt.knn_neighbors and the fields below) */
+    int embed_dims;             /* --embed-dims (0: 10) */
+    double min_dist;            /* --min-dist (default 0) */
+    int epochs;                 /* --epochs (0: 500 up to 10000 images, 200 above) */
+    const char *map_path;       /* --map FILE: the map of the clusters (umap: map.png; "" none) */
     int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
     int k_is_range;             /* -k A:B[:STEP]: fit every K of k_range, keep the chosen */
     gmm_k_range k_range;        /* k_first, k_last, k_step, criterion (--select) */

@@ -181,12 +181,15 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
         st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    if (gmm_space_spectral(model->space)) {
-        /* a spectral space has no way back from its coordinates: each component's most
+    if (gmm_space_keeps_images(model)) {
+        /* a spectral or umap space has no way back from its coordinates: each component's most
          * typical training images stand for its samples */
+        const uint8_t *train = gmm_space_spectral(model->space)
+                                   ? gmm_space_spectral(model->space)->images
+                                   : gmm_space_umap(model->space)->images;
         int64_t *idx = malloc(sizeof(int64_t) * (size_t)K * n);
         double *img = malloc(sizeof(double) * (size_t)n * pixels_dim);
-        if (!idx || !img || (st = gmm_spectral_typical(model, n, idx)) != GMM_OK) {
+        if (!idx || !img || (st = gmm_training_typical(model, n, idx)) != GMM_OK) {
             if (!idx || !img) st = gmm_error(GMM_ERR_NOMEM, "out of memory");
             free(idx);
             free(img);
@@ -197,7 +200,7 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
                 const int64_t i = idx[(size_t)k * n + t];
                 for (int j = 0; j < pixels_dim; j++)
                     img[(size_t)t * pixels_dim + j] =
-                        i < 0 ? 1.0 : gmm_space_spectral(model->space)->images[(size_t)i * pixels_dim + j] / 255.0;
+                        i < 0 ? 1.0 : train[(size_t)i * pixels_dim + j] / 255.0;
                 ptr[t] = img + (size_t)t * pixels_dim;
             }
             strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app/cli.h"
 #include "data/png_write.h"
@@ -10,17 +11,23 @@
 #include "models/eval/metrics.h"
 #include "models/features/pca.h"
 
+static int n_classes_of(const uint8_t *labels, int64_t n)
+{
+    int n_classes = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (labels[i] + 1 > n_classes) n_classes = labels[i] + 1;
+    return n_classes;
+}
+
 int report_clustering(const int *assignments, int n_components, const uint8_t *labels,
                       int64_t n_samples)
 {
-    int n_classes = 0;
-    for (int64_t i = 0; i < n_samples; i++)
-        if (labels[i] + 1 > n_classes) n_classes = labels[i] + 1;
+    const int n_classes = n_classes_of(labels, n_samples);
     cluster_metrics m = {0};
     gmm_status st = cluster_metrics_compute(assignments, n_components, labels, n_classes,
                                             n_samples, &m);
     if (st != GMM_OK) return cli_fail(st);
-    printf("accuracy %.4f   NMI %.4f   ARI %.4f   (best one-to-one matching of clusters to labels)\n",
+    printf("accuracy %.4f   NMI %.4f   ARI %.4f   (best one-to-one matching of clusters to these labels)\n",
            m.accuracy, m.nmi, m.ari);
     printf("confusion matrix (rows: components, columns: labels; -> matched label)\n      ");
     for (int c = 0; c < n_classes; c++) printf("%6d", c);
@@ -32,6 +39,42 @@ int report_clustering(const int *assignments, int n_components, const uint8_t *l
         printf("\n");
     }
     cluster_metrics_free(&m);
+    return 0;
+}
+
+int report_match_labels(gmm_model *model, const int *assignments, const uint8_t *labels,
+                        int64_t n_samples)
+{
+    const int K = model->n_components;
+    cluster_metrics m = {0};
+    gmm_status st = cluster_metrics_compute(assignments, K, labels, n_classes_of(labels, n_samples),
+                                            n_samples, &m);
+    if (st != GMM_OK) return cli_fail(st);
+    free(model->matched_label);
+    model->matched_label = malloc(sizeof(int) * (size_t)K);
+    if (!model->matched_label) {
+        cluster_metrics_free(&m);
+        return cli_error("out of memory for the matched labels");
+    }
+    memcpy(model->matched_label, m.cluster_to_class, sizeof(int) * (size_t)K);
+    cluster_metrics_free(&m);
+    return 0;
+}
+
+int report_stored_matching(const gmm_model *model, const int *assignments, const uint8_t *labels,
+                           int64_t n_samples)
+{
+    if (!model->matched_label) {
+        printf("the model stores no matching of its components to labels (trained without "
+               "labels, or by an older gmm-train)\n");
+        return 0;
+    }
+    int64_t right = 0;
+    for (int64_t i = 0; i < n_samples; i++)
+        right += model->matched_label[assignments[i]] == (int)labels[i];
+    printf("accuracy %.4f with the matching stored at training (each component read as the "
+           "training label it was matched to: the out-of-sample figure)\n",
+           (double)right / (double)n_samples);
     return 0;
 }
 
@@ -53,6 +96,11 @@ int report_training(const gmm_model *model, const gmm_fit_scores *scores, const 
                "the %lld training images (eigenvalues %.6f .. %.6f)\n", sp->n_dims,
                sp->n_neighbors, (long long)sp->n_train, sp->eigenvalues[0],
                sp->eigenvalues[sp->n_dims - 1]);
+    const gmm_umap_space *u = gmm_space_umap(model->space);
+    if (u)
+        printf("space: the %d-dimensional UMAP embedding of the %d-nearest-neighbour fuzzy graph "
+               "of the %lld training images (min_dist %g, %d epochs)\n", u->n_dims,
+               u->n_neighbors, (long long)u->n_train, u->min_dist, u->n_epochs);
     return labels ? report_clustering(scores->labels, model->n_components, labels, n_samples) : 0;
 }
 
@@ -83,7 +131,11 @@ gmm_status report_means_png(const char *path, const gmm_model *model)
     }
     if ((st = gmm_model_pixel_means(model, pixel_means)) != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
-        snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d w=%.3f", k, model->weights[k]);
+        if (model->matched_label && model->matched_label[k] >= 0)
+            snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d = %d w=%.3f", k,
+                     model->matched_label[k], model->weights[k]);
+        else
+            snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d w=%.3f", k, model->weights[k]);
     st = png_write_tile_grid(path, pixel_means, K, model->image_rows, model->image_cols, 4,
                              (const char *const *)captions);
 fail:

@@ -19,6 +19,18 @@ int report_training(const gmm_model *model, const gmm_fit_scores *scores, const 
 int report_clustering(const int *assignments, int n_components, const uint8_t *labels,
                       int64_t n_samples);
 
+/* Stores in model->matched_label the best one-to-one matching of its components to labels
+ * (the Hungarian matching behind the accuracy), so that the model file remembers which
+ * component stands for which label. Returns an exit code. */
+int report_match_labels(gmm_model *model, const int *assignments, const uint8_t *labels,
+                        int64_t n_samples);
+
+/* Prints the accuracy of assignments read through the matching stored in the model at training
+ * (the honest out-of-sample figure; report_clustering fits a matching on these labels), or that
+ * the model stores none. Returns an exit code. */
+int report_stored_matching(const gmm_model *model, const int *assignments, const uint8_t *labels,
+                           int64_t n_samples);
+
 /* The grid of cluster means, each tile captioned with its index and weight. */
 gmm_status report_means_png(const char *path, const gmm_model *model);
 

@@ -38,11 +38,13 @@ static void usage(FILE *out)
             "                         knn (density peaks of the k-nearest-neighbour graph),\n"
             "                         spectral (the responsibilities of a mixture fitted in\n"
             "                         the spectral embedding of the kNN graph)\n"
-            "  --knn-neighbors K      --init knn/spectral, --space spectral: neighbours per\n"
-            "                         point, itself counted (default 10, 1..127; 2.. spectral)\n"
+            "  --knn-neighbors K      --init knn/spectral, --space spectral/umap: neighbours\n"
+            "                         per point, itself counted (default 10; 15 for --space\n"
+            "                         umap; 1..127, at least 2 for the spaces)\n"
             "  --knn-sample N         --init knn: points in the kNN graph (default 60000;\n"
             "                         all of them when there are fewer)\n"
-            "  --n-init N             initialisations; the best is kept (default 1)\n"
+            "  --n-init N             initialisations; the best lower bound is kept (default 1;\n"
+            "                         10 with --space umap)\n"
             "  --init-from FILE       continue EM from a saved model (its K and covariance\n"
             "                         type unless given; they must agree with the data)\n"
             "  --checkpoint N         write the model file every N EM iterations (not\n"
@@ -69,12 +71,23 @@ static void usage(FILE *out)
             "                         (after --blur); the model keeps the projection and\n"
             "                         gmm-predict applies it; pictures stay in pixel space\n"
             "  --whiten               with --pca: scale each axis to unit variance\n"
-            "  --space S              pixels (default), or spectral: fit the mixture in the\n"
-            "                         spectral embedding of the images' kNN graph (Laplacian\n"
-            "                         eigenmaps); the model keeps what gmm-predict needs to\n"
-            "                         embed new images (the training images, their\n"
-            "                         coordinates); pictures stay in pixel space\n"
+            "  --space S              pixels (default); umap: fit the mixture in the UMAP\n"
+            "                         embedding of the images' kNN graph (the best clusters:\n"
+            "                         no other flag needed; --n-init 10 unless given); or\n"
+            "                         spectral: in its Laplacian eigenmaps. The model keeps\n"
+            "                         what gmm-predict needs to place new images (the\n"
+            "                         training images, their coordinates); pictures stay in\n"
+            "                         pixel space\n"
             "  --spectral-dims D      --space/--init spectral: embedding dimensions (default 10)\n"
+            "  --embed-dims D         --space umap: embedding dimensions (default 10, 1..100)\n"
+            "  --min-dist X           --space umap: UMAP's min_dist (default 0: packed\n"
+            "                         clusters; 0..1)\n"
+            "  --epochs N             --space umap: layout epochs (default 500 up to 10000\n"
+            "                         images, 200 above)\n"
+            "  --map FILE             --space umap: the map of the clusters, every image a dot\n"
+            "                         in a 2-D layout coloured by component (and by label\n"
+            "                         beside it), the means at their clusters (default\n"
+            "                         map.png; --map '' writes none)\n"
             "  -q, --quiet            no per-iteration progress lines\n"
             "  -v, --verbose          also the time of each phase (data, device, fit)\n"
             "  --timings              one line at the end: where the run's time went (data,\n"
@@ -92,7 +105,7 @@ static void usage(FILE *out)
             "statistics are summed over the ranks (MPI on the CPU, NCCL between one GPU per\n"
             "rank) and rank 0 writes the model, the pictures and the progress. Such a fit, or\n"
             "one over --gpus, keeps the images as bytes and starts from --init kmeans; --pca,\n"
-            "--space spectral, --blur, -k A:B, --images, --diagnostics and --json need all the\n"
+            "--space spectral/umap, --blur, -k A:B, --images, --diagnostics and --json need all the\n"
             "data in one process.\n");
 }
 
@@ -100,7 +113,8 @@ enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_
        OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
-       OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION };
+       OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION, OPT_EMBED_DIMS,
+       OPT_MIN_DIST, OPT_EPOCHS, OPT_MAP };
 
 /* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
 static int parse_k_range(const char *text, gmm_k_range *range)
@@ -134,7 +148,10 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
     long long pca_axes = 0;
-    int whiten = 0, spectral = 0;
+    int whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0;
+    long long embed_dims = 0, epochs = 0;
+    double min_dist = 0;
+    const char *map_path = NULL;
     const char *init_from = NULL;
     long long limit = 0, v;
     int quiet = 0, k_given = 0, cov_given = 0, timings = 0, k_is_range = 0, gpus = 0;
@@ -159,6 +176,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"pca", required_argument, 0, OPT_PCA}, {"whiten", no_argument, 0, OPT_WHITEN},
         {"space", required_argument, 0, OPT_SPACE},
         {"spectral-dims", required_argument, 0, OPT_SPECTRAL_DIMS},
+        {"embed-dims", required_argument, 0, OPT_EMBED_DIMS},
+        {"min-dist", required_argument, 0, OPT_MIN_DIST},
+        {"epochs", required_argument, 0, OPT_EPOCHS}, {"map", required_argument, 0, OPT_MAP},
         {"gpus", required_argument, 0, OPT_GPUS},
         {"device-memory", required_argument, 0, OPT_DEVICE_MEMORY},
         {"select", required_argument, 0, OPT_SELECT},
@@ -209,6 +229,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         case OPT_N_INIT:
             if (cli_parse_int("--n-init", optarg, 1, INT_MAX, &v)) return 1;
             opt.n_init = (int)v;
+            n_init_given = 1;
             break;
         case OPT_SEED:
             if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &v)) return 1;
@@ -232,6 +253,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         case OPT_KNN_NEIGHBORS:
             if (cli_parse_int("--knn-neighbors", optarg, 1, 127, &v)) return 1;
             opt.knn_neighbors = (int)v;
+            knn_given = 1;
             break;
         case OPT_KNN_SAMPLE:
             if (cli_parse_int("--knn-sample", optarg, 2, INT_MAX, &v)) return 1;
@@ -267,10 +289,22 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             break;
         case OPT_WHITEN: whiten = 1; break;
         case OPT_SPACE:
-            if (!strcmp(optarg, "spectral")) spectral = 1;
-            else if (!strcmp(optarg, "pixels")) spectral = 0;
-            else return cli_error("--space must be pixels or spectral, got '%s'", optarg);
+            spectral = !strcmp(optarg, "spectral");
+            umap = !strcmp(optarg, "umap");
+            if (!spectral && !umap && strcmp(optarg, "pixels"))
+                return cli_error("--space must be pixels, umap or spectral, got '%s'", optarg);
             break;
+        case OPT_EMBED_DIMS:
+            if (cli_parse_int("--embed-dims", optarg, 1, 100, &embed_dims)) return 1;
+            break;
+        case OPT_MIN_DIST:
+            if (cli_parse_double("--min-dist", optarg, 0.0, &min_dist)) return 1;
+            if (min_dist > 1) return cli_error("--min-dist must be in [0, 1], got '%s'", optarg);
+            break;
+        case OPT_EPOCHS:
+            if (cli_parse_int("--epochs", optarg, 1, 100000, &epochs)) return 1;
+            break;
+        case OPT_MAP: map_path = optarg; break;
         case OPT_SPECTRAL_DIMS:
             if (cli_parse_int("--spectral-dims", optarg, 1, 1000, &v)) return 1;
             opt.spectral_dims = (int)v;
@@ -308,6 +342,20 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                          "fit is already in the embedding");
     if (spectral && opt.knn_neighbors == 1)
         return cli_error("--space spectral needs --knn-neighbors of at least 2");
+    if (umap && pca_axes)
+        return cli_error("--space umap and --pca are not combined: the embedding is made from "
+                         "the pixels");
+    if (umap && init_from)
+        return cli_error("--init-from does not continue a --space umap fit");
+    if (umap && opt.init == GMM_INIT_SPECTRAL)
+        return cli_error("--init spectral starts a pixel-space fit; with --space umap the fit "
+                         "is already in the embedding");
+    if (umap && opt.knn_neighbors == 1)
+        return cli_error("--space umap needs --knn-neighbors of at least 2");
+    if (!umap && (embed_dims || epochs || min_dist > 0 || map_path))
+        return cli_error("--embed-dims, --min-dist, --epochs and --map belong to --space umap");
+    if (umap && !knn_given) opt.knn_neighbors = 15;
+    if (umap && !n_init_given) opt.n_init = 10;
     if (k_is_range && init_from)
         return cli_error("--init-from continues one model: it takes one K, not the range -k %d:%d",
                          k_range.k_first, k_range.k_last);
@@ -324,7 +372,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                              .init_from = init_from,
                              .k_given = k_given, .cov_given = cov_given,
                              .pca_axes = (int)pca_axes, .whiten = whiten,
-                             .space_spectral = spectral,
+                             .space_spectral = spectral, .space_umap = umap,
+                             .embed_dims = (int)embed_dims, .min_dist = min_dist,
+                             .epochs = (int)epochs, .map_path = umap ? (map_path ? map_path : "map.png") : "",
                              .k_is_range = k_is_range, .k_range = k_range, .bic_png = bic_png,
                              .json_path = json_path};
     return -1;

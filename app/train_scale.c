@@ -24,6 +24,7 @@ static const char *unsupported_option(const gmm_train_args *a)
 {
     if (a->pca_axes) return "--pca";
     if (a->space_spectral) return "--space spectral";
+    if (a->space_umap) return "--space umap";
     if (a->blur > 0) return "--blur";
     if (a->k_is_range) return "-k A:B";
     if (a->images_dir) return "--images";

@@ -129,6 +129,8 @@ void gmm_model_free(gmm_model *model)
     model->weights = model->means = model->covariances = model->precisions_cholesky = NULL;
     gmm_feature_space_free(model->space);
     model->space = NULL;
+    free(model->matched_label);
+    model->matched_label = NULL;
 }
 
 int gmm_model_input_dim(const gmm_model *model)
@@ -153,9 +155,17 @@ gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src)
     tmp.covariances = cov;
     tmp.precisions_cholesky = prec;
     tmp.space = NULL;
+    tmp.matched_label = NULL;
     if ((st = gmm_feature_space_copy(src->space, &tmp.space)) != GMM_OK) {
         gmm_model_free(&tmp);
         return st;
+    }
+    if (src->matched_label) {
+        if (!(tmp.matched_label = malloc(sizeof(int) * (size_t)src->n_components))) {
+            gmm_model_free(&tmp);
+            return gmm_error(GMM_ERR_NOMEM, "out of memory to copy the model");
+        }
+        memcpy(tmp.matched_label, src->matched_label, sizeof(int) * (size_t)src->n_components);
     }
 
     size_t k = (size_t)src->n_components, d = (size_t)src->dim;

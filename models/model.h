@@ -70,6 +70,8 @@ typedef struct {
     gmm_feature_space *space;    /* NULL: fitted on the pixels; else the space the mixture was
                                     fitted in, owned by the model (freed and copied with it),
                                     and dim == gmm_feature_space_dim(space) */
+    int *matched_label;          /* NULL, or n_components entries: the training label matched to
+                                    each component (best one-to-one matching; -1: none), owned */
 } gmm_model;
 
 /* The dimension of the images the model takes: its feature space's input_dim,

@@ -292,7 +292,7 @@ START_TEST(model_in_spectral_space)
     m.image_rows = 2;
     m.image_cols = 3;
     double means[K * DIM];
-    TU_CHECK_OK(gmm_spectral_pixel_means(&m, means));
+    TU_CHECK_OK(gmm_training_pixel_means(&m, means));
     for (int k = 0; k < K; k++)
         for (int j = 0; j < DIM; j++) {
             double s = 0, w = 0;
@@ -303,7 +303,7 @@ START_TEST(model_in_spectral_space)
             ck_assert_double_le(fabs(means[k * DIM + j] - s / w), 1e-9);
         }
     int64_t typ[K * 4];
-    TU_CHECK_OK(gmm_spectral_typical(&m, 4, typ));
+    TU_CHECK_OK(gmm_training_typical(&m, 4, typ));
     for (int k = 0; k < K; k++)
         for (int t = 0; t < 4; t++) {
             const int64_t i = typ[k * 4 + t];

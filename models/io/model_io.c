@@ -4,6 +4,8 @@
 
 #include "data/file_open.h"
 #include "data/gunzip.h"
+#include "models/io/model_bytes.h"
+#include "models/io/model_sections.h"
 #include "models/io/model_triangles.h"
 #include "models/features/pca.h"
 
@@ -32,45 +34,6 @@ enum {
 
 
 /* ---- writing ---------------------------------------------------------------------------- */
-
-typedef struct {
-    unsigned char *p;
-} writer;
-
-static void put_u32(writer *w, uint32_t x)
-{
-    for (int i = 0; i < 4; i++) *w->p++ = (unsigned char)(x >> (8 * i));
-}
-
-static void put_u64(writer *w, uint64_t x)
-{
-    for (int i = 0; i < 8; i++) *w->p++ = (unsigned char)(x >> (8 * i));
-}
-
-static void put_f64(writer *w, double x)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    put_u64(w, bits);
-}
-
-static int host_is_little_endian(void)
-{
-    const uint32_t one = 1;
-    unsigned char first;
-    memcpy(&first, &one, 1);
-    return first == 1;
-}
-
-static void put_f64_array(writer *w, const double *x, size_t n)
-{
-    if (host_is_little_endian()) { /* the file's byte order already: one copy */
-        memcpy(w->p, x, sizeof(double) * n);
-        w->p += sizeof(double) * n;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) put_f64(w, x[i]);
-}
 
 gmm_status gmm_model_save(const char *path, const gmm_model *model)
 {
@@ -137,17 +100,24 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     const double *prec_stored = tri ? tri + n_cov_stored : m->precisions_cholesky;
     size_t n_doubles = k + k * d + 2 * n_cov_stored + n_proj +
                        (space ? n_space * d + d + n_space : 0);
-    size_t total = FIXED_HEADER_BYTES + path_len + image_bytes + image_pad + 8 * n_doubles + CRC_BYTES;
+    unsigned char *sections = NULL;
+    size_t section_bytes = 0;
+    gmm_status st = model_sections_encode(m, &sections, &section_bytes);
+    if (st != GMM_OK) {
+        free(tri);
+        return st;
+    }
+    size_t total = FIXED_HEADER_BYTES + path_len + image_bytes + image_pad + 8 * n_doubles +
+                   section_bytes + CRC_BYTES;
     static const unsigned char zeros[8] = {0};
 
-    gmm_status st = GMM_OK;
     char *tmp_path = NULL;
     file_segment *seg = NULL;
     size_t header_bytes = FIXED_HEADER_BYTES + path_len;
     size_t buf_bytes = in_place ? header_bytes + CRC_BYTES : total;
     unsigned char *buf = malloc(buf_bytes);
     /* the header, 12 arrays (the two triangular ones as n_mats d rows each) and the CRC */
-    const size_t max_seg = 14 + (in_place && packed ? 2 * n_mats * d : 0);
+    const size_t max_seg = 15 + (in_place && packed ? 2 * n_mats * d : 0);
     if (!buf || !(seg = malloc(sizeof *seg * max_seg))) {
         st = gmm_error(GMM_ERR_NOMEM, "cannot allocate %zu bytes to serialise the model",
                        buf_bytes);
@@ -217,6 +187,8 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
             crc = data_crc32_update(crc, arrays[a].data, arrays[a].bytes);
             seg[n_seg++] = arrays[a];
         }
+        crc = data_crc32_update(crc, sections, section_bytes);
+        seg[n_seg++] = (file_segment){sections, section_bytes};
         put_u32(&w, crc);
         seg[n_seg++] = (file_segment){buf + header_bytes, CRC_BYTES};
     } else {
@@ -237,6 +209,8 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
             put_f64_array(&w, space->eigenvalues, d);
             put_f64_array(&w, space->degrees, n_space);
         }
+        memcpy(w.p, sections, section_bytes);
+        w.p += section_bytes;
         put_u32(&w, data_crc32(buf, total - CRC_BYTES));
         seg[n_seg++] = (file_segment){buf, total};
     }
@@ -265,53 +239,11 @@ fail:
     free(seg);
     free(buf);
     free(tri);
+    free(sections);
     return st;
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */
-
-/* A bounds-checked cursor: every get_* fails (returns -1) rather than read past the end. */
-typedef struct {
-    const unsigned char *p, *end;
-} reader;
-
-static size_t remaining(const reader *r) { return (size_t)(r->end - r->p); }
-
-static int get_u32(reader *r, uint32_t *x)
-{
-    if (remaining(r) < 4) return -1;
-    *x = 0;
-    for (int i = 0; i < 4; i++) *x |= (uint32_t)r->p[i] << (8 * i);
-    r->p += 4;
-    return 0;
-}
-
-static int get_u64(reader *r, uint64_t *x)
-{
-    if (remaining(r) < 8) return -1;
-    *x = 0;
-    for (int i = 0; i < 8; i++) *x |= (uint64_t)r->p[i] << (8 * i);
-    r->p += 8;
-    return 0;
-}
-
-static int get_f64(reader *r, double *x)
-{
-    uint64_t bits;
-    if (get_u64(r, &bits) != 0) return -1;
-    memcpy(x, &bits, sizeof bits);
-    return 0;
-}
-
-static void get_f64_array(reader *r, double *x, size_t n)
-{
-    if (host_is_little_endian() && remaining(r) >= sizeof(double) * n) {
-        memcpy(x, r->p, sizeof(double) * n);
-        r->p += sizeof(double) * n;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) get_f64(r, &x[i]);
-}
 
 gmm_status gmm_model_load(const char *path, gmm_model *model)
 {
@@ -480,7 +412,8 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
     uint64_t expected = 8 * (k + n_means + 2 * n_stored + n_proj) + sp_bytes;
-    if (budget != expected) {
+    /* version 5 on: the tagged sections fill what is left (their decoder checks they do) */
+    if (version >= 5 ? budget < expected + 16 : budget != expected) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: %llu trailing bytes after the checksum", path,
                        (unsigned long long)(budget - expected));
         goto fail;
@@ -495,12 +428,6 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         goto fail;
     }
 
-    const uint64_t in_dim = p_in ? p_in : sp_p ? sp_p : d;
-    if ((uint64_t)rows * cols != (rows || cols ? in_dim : 0)) {
-        st = gmm_error(GMM_ERR_FORMAT, "%s: image shape %u x %u does not match the input "
-                       "dimension %llu", path, rows, cols, (unsigned long long)in_dim);
-        goto fail;
-    }
     if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
         init > GMM_INIT_SPECTRAL || n_train > INT64_MAX) {
         st = gmm_error(GMM_ERR_FORMAT,
@@ -577,6 +504,15 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
         get_f64_array(&r, gmm_space_spectral(m.space)->embedding, sp_n * d);
         get_f64_array(&r, gmm_space_spectral(m.space)->eigenvalues, d);
         get_f64_array(&r, gmm_space_spectral(m.space)->degrees, sp_n);
+    }
+    if (version >= 5 && (st = model_sections_decode(path, r.p, (size_t)(budget - expected),
+                                                    &m)) != GMM_OK)
+        goto fail;
+    const uint64_t in_dim = (uint64_t)gmm_model_input_dim(&m);
+    if ((uint64_t)rows * cols != (rows || cols ? in_dim : 0)) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: image shape %u x %u does not match the input "
+                       "dimension %llu", path, rows, cols, (unsigned long long)in_dim);
+        goto fail;
     }
 
     st = gmm_model_check(&m);

@@ -1,6 +1,6 @@
 /* model.bin: the versioned binary model file with a CRC-32 over everything before it.
  *
- * Layout (all little-endian), version 4:
+ * Layout (all little-endian), version 5:
  *   magic "GMMMODEL" (8 bytes), u32 format version (GMM_MODEL_VERSION), u32 dtype (1 = float64),
  *   u32 K, u32 d, u32 image rows, u32 image cols, u32 covariance type, u32 converged,
  *   u32 n_iter, u32 max_iter, u32 n_init, u32 init method, u64 seed, i64 n_train_samples,
@@ -11,8 +11,9 @@
  *   f64 covariances[n], f64 precisions_cholesky[n], and when p > 0 the projection (d = its number of axes):
  *   f64 mean[p], f64 components[d*p], f64 explained variance[d]; when k > 0 the spectral space
  *   (d = its dimensions): u8 images[n*q] and zero bytes up to a multiple of 8, f64
- *   embedding[n*d], f64 eigenvalues[d], f64 degrees[n]; then u32 CRC-32 (zlib's crc32) of every
- *   byte above. Image rows x cols is p (or q) when there is a projection (a spectral space),
+ *   embedding[n*d], f64 eigenvalues[d], f64 degrees[n]; then the tagged sections
+ *   (models/io/model_sections.h: the UMAP space, the matched labels, an end tag); then u32 CRC-32
+ *   (zlib's crc32) of every byte above. Image rows x cols is p (or q) when there is a projection (a spectral space),
  *   else d; a model has at most one of the two.
  * n is the array's size in the model (gmm_cov_size) except when packed triangles is 1 (only
  * for full and tied, and written whenever the covariances are exactly symmetric and the factors
@@ -20,7 +21,8 @@
  * triangle row by row (row i: columns i .. d-1), n = matrices x d (d + 1) / 2, and loading
  * fills in the mirror (covariances) and zeros (factors); half the bytes (49 MB instead of 98 at
  * K = 10, d = 784).
- * Version 3 is version 4 without the packed-triangles field (always dense); version 2 also
+ * Version 4 is version 5 without the sections;
+ * version 3 is version 4 without the packed-triangles field (always dense); version 2 also
  * without the six projection and spectral fields and their arrays, version 1 also without the
  * blur sigma; all are still read (as neither, blur sigma 0).
  */
@@ -33,7 +35,7 @@
 extern "C" {
 #endif
 
-#define GMM_MODEL_VERSION 4u
+#define GMM_MODEL_VERSION 5u
 /* The blur sigma a model (and the programs' --blur) may have besides 0 (none): below 0.01 pixel
  * the 5x5 filter is the identity, and its square must not underflow. */
 #define GMM_BLUR_SIGMA_MIN 0.01

@@ -1,0 +1,303 @@
+/* The UMAP embedding of a set of images and the placing of new images in it
+ * (models/features/umap.h): the kernel layer's kNN, fuzzy simplicial set and SGD layout, with the
+ * spectral start from linalg/lanczos.h, composed as umap-learn composes them. */
+#include "models/features/umap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/fuzzy_set.h"
+#include "kernels/knn.h"
+#include "kernels/rng.h"
+#include "kernels/umap_sgd.h"
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The k nearest rows of refs for each query, nearest first, on the device of gpu. */
+static gmm_status nearest(const float *queries, int64_t m, const float *refs, int64_t n, int dim,
+                          int k, gmm_gpu *gpu, int32_t *index, float *dist)
+{
+    if (gpu)
+        return knn_cuda_host(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, gpu,
+                             index, dist);
+    return knn_cpu_blas(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, index, dist);
+}
+
+static gmm_status memberships(const int32_t *index, const float *dist, int64_t n, int k,
+                              double local_connectivity, int bipartite, gmm_gpu *gpu, double *w)
+{
+    double *rho = malloc(sizeof(double) * (size_t)n), *sigma = malloc(sizeof(double) * (size_t)n);
+    gmm_status st;
+    if (!rho || !sigma) st = gmm_error(GMM_ERR_NOMEM, "umap: out of memory for the fuzzy set");
+    else if (gpu)
+        st = fuzzy_memberships_cuda(index, dist, n, k, local_connectivity, bipartite, rho, sigma, w);
+    else
+        st = fuzzy_memberships_cpu(index, dist, n, k, local_connectivity, bipartite, rho, sigma, w);
+    free(rho);
+    free(sigma);
+    return st;
+}
+
+/* umap-learn's pruning: weights below the largest / n_epochs are never sampled; dropped here. */
+static void prune_graph(fuzzy_graph *g, int n_epochs)
+{
+    double max_w = 0;
+    for (int64_t e = 0; e < g->nnz; e++)
+        if (g->val[e] > max_w) max_w = g->val[e];
+    const double cut = max_w / n_epochs;
+    int64_t out = 0, start = 0;
+    for (int64_t i = 0; i < g->n; i++) {
+        const int64_t end = g->row_ptr[i + 1];
+        for (int64_t e = start; e < end; e++)
+            if (!(g->val[e] < cut)) {
+                g->col[out] = g->col[e];
+                g->val[out] = g->val[e];
+                out++;
+            }
+        start = end;
+        g->row_ptr[i + 1] = out;
+    }
+    g->nnz = out;
+}
+
+/* The spectral start of the layouts: the leading eigenvectors of D^-1/2 W D^-1/2 (the smallest of
+ * the normalised Laplacian, umap-learn's spectral_layout), the first (constant) one dropped;
+ * vectors gets n x dims. */
+static gmm_status spectral_start(const fuzzy_graph *g, int dims, uint64_t seed, gmm_gpu *gpu,
+                                 double *vectors, lanczos_report *report)
+{
+    const int64_t n = g->n;
+    double *deg = calloc((size_t)n, sizeof(double)), *val = malloc(sizeof(double) * (size_t)g->nnz);
+    double *vals = malloc(sizeof(double) * (dims + 1));
+    double *vecs = malloc(sizeof(double) * (size_t)n * (dims + 1));
+    gmm_status st = GMM_OK;
+    if (!deg || !val || !vals || !vecs) {
+        st = gmm_error(GMM_ERR_NOMEM, "umap: out of memory for the spectral start");
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t e = g->row_ptr[i]; e < g->row_ptr[i + 1]; e++) deg[i] += g->val[e];
+    for (int64_t i = 0; i < n; i++) {
+        if (!(deg[i] > 0)) {
+            st = gmm_error(GMM_ERR_NUMERIC, "umap: image %lld has no neighbour in the fuzzy graph "
+                           "(all its neighbours are duplicates of it?)", (long long)i);
+            goto done;
+        }
+        for (int64_t e = g->row_ptr[i]; e < g->row_ptr[i + 1]; e++)
+            val[e] = g->val[e] / sqrt(deg[i] * deg[g->col[e]]);
+    }
+    const csr_matrix S = {n, g->row_ptr, g->col, val};
+    const lanczos_options lo = {.tol = 1e-8, .seed = seed};
+    if ((st = lanczos_largest(&S, dims + 1, &lo, gpu, vals, vecs, report)) != GMM_OK) goto done;
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < dims; c++)
+            vectors[(size_t)i * dims + c] = vecs[(size_t)i * (dims + 1) + c + 1];
+done:
+    free(deg);
+    free(val);
+    free(vals);
+    free(vecs);
+    return st;
+}
+
+/* umap-learn's scaling of the spectral start: the largest |coordinate| made 10, N(0, 1e-4)
+ * jitter, then each axis rescaled to [0, 10]. out (n x dims float32) from the first dims
+ * columns of vectors (n x stride). */
+static void scale_start(const double *vectors, int64_t n, int stride, int dims, uint64_t seed,
+                        float *out)
+{
+    double largest = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < dims; c++)
+            if (fabs(vectors[(size_t)i * stride + c]) > largest)
+                largest = fabs(vectors[(size_t)i * stride + c]);
+    const double expansion = largest > 0 ? 10.0 / largest : 1.0;
+    gmm_rng rng;
+    gmm_rng_seed(&rng, seed);
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < dims; c++)
+            out[(size_t)i * dims + c] = (float)(vectors[(size_t)i * stride + c] * expansion) +
+                                        (float)(1e-4 * gmm_rng_normal(&rng));
+    for (int c = 0; c < dims; c++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int64_t i = 0; i < n; i++) {
+            const float v = out[(size_t)i * dims + c];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        const float range = hi > lo ? hi - lo : 1.0f;
+        for (int64_t i = 0; i < n; i++)
+            out[(size_t)i * dims + c] = 10.0f * (out[(size_t)i * dims + c] - lo) / range;
+    }
+}
+
+static gmm_status layout(const umap_edges *edges, float *head, const float *tail, int dims,
+                         const umap_sgd_options *o, gmm_gpu *gpu)
+{
+    return gpu ? umap_sgd_cuda(edges, head, tail, dims, o) : umap_sgd_cpu(edges, head, tail, dims, o);
+}
+
+static void step(const gmm_umap_options *o, const char *what, double t0)
+{
+    if (o && o->on_step) o->on_step(o->user, what, now_seconds() - t0);
+}
+
+gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *images,
+                          const gmm_umap_options *o, gmm_gpu *gpu, gmm_umap_space **out,
+                          gmm_umap_report *report)
+{
+    *out = NULL;
+    gmm_umap_report rep = {0};
+    const int k = o && o->n_neighbors > 0 ? o->n_neighbors : GMM_UMAP_NEIGHBORS;
+    const int D = o && o->n_dims > 0 ? o->n_dims : GMM_UMAP_DIMS;
+    const double min_dist = o ? o->min_dist : 0.0, spread = o && o->spread > 0 ? o->spread : 1.0;
+    const int map_dims = o ? o->map_dims : 0;
+    const uint64_t seed = o ? o->seed : 0;
+    const int epochs = o && o->n_epochs > 0 ? o->n_epochs : (n <= 10000 ? 500 : 200);
+    if (!X || !images || dim < 1)
+        return gmm_error(GMM_ERR_ARG, "umap embedding: no images");
+    if (k < 2 || k > 128 || n < k + 2 || D + 1 >= n || D > 100 || (map_dims != 0 && map_dims != 2))
+        return gmm_error(GMM_ERR_ARG, "umap embedding: %lld images, %d neighbours (2..128, fewer "
+                         "than the images less 1) and %d dimensions (1..100)", (long long)n, k, D);
+    double a, b;
+    gmm_status st = umap_find_ab(spread, min_dist, &a, &b);
+    if (st != GMM_OK) return st;
+
+    int32_t *nn = malloc(sizeof(int32_t) * (size_t)n * k);
+    float *nd = malloc(sizeof(float) * (size_t)n * k);
+    double *w = malloc(sizeof(double) * (size_t)n * k);
+    const int start_dims = D > map_dims ? D : map_dims;
+    double *start = NULL;
+    fuzzy_graph g = {0};
+    gmm_umap_space *s = NULL;
+    if (!nn || !nd || !w) goto nomem;
+    const double t0 = now_seconds();
+    step(o, "neighbours", t0);
+    if ((st = nearest(X, n, X, n, dim, k, gpu, nn, nd)) != GMM_OK) goto fail;
+    const double t1 = now_seconds();
+    step(o, "fuzzy graph", t0);
+    if ((st = memberships(nn, nd, n, k, 1.0, 0, gpu, w)) != GMM_OK ||
+        (st = fuzzy_union_cpu(nn, w, n, k, &g)) != GMM_OK)
+        goto fail;
+    prune_graph(&g, epochs);
+    free(nn);
+    free(nd);
+    free(w);
+    nn = NULL, nd = NULL, w = NULL;
+    const double t2 = now_seconds();
+    step(o, "spectral start", t0);
+    if (!(start = malloc(sizeof(double) * (size_t)n * start_dims))) goto nomem;
+    if ((st = spectral_start(&g, start_dims, seed, gpu, start, &rep.lanczos)) != GMM_OK) goto fail;
+    if ((st = gmm_umap_space_alloc(n, dim, k, D, map_dims, &s)) != GMM_OK) goto fail;
+    *s = (gmm_umap_space){.n_train = n, .input_dim = dim, .n_neighbors = k, .n_dims = D,
+                          .map_dims = map_dims, .n_epochs = epochs, .min_dist = min_dist,
+                          .spread = spread, .a = a, .b = b, .seed = seed, .images = s->images,
+                          .embedding = s->embedding, .map = s->map};
+    memcpy(s->images, images, (size_t)n * dim);
+    scale_start(start, n, start_dims, D, seed ^ 0x9e3779b97f4a7c15ull, s->embedding);
+    const double t3 = now_seconds();
+    step(o, "layout", t0);
+    const umap_edges edges = {n, n, g.row_ptr, g.col, g.val};
+    umap_sgd_options so = {.a = a, .b = b, .gamma = 1, .initial_alpha = 1,
+                           .negative_sample_rate = 5, .n_epochs = epochs, .seed = seed};
+    if ((st = layout(&edges, s->embedding, NULL, D, &so, gpu)) != GMM_OK) goto fail;
+    const double t4 = now_seconds();
+    if (map_dims) {
+        step(o, "map layout", t0);
+        scale_start(start, n, start_dims, 2, seed ^ 0x6a09e667f3bcc909ull, s->map);
+        so.seed = seed + 1;
+        if ((st = layout(&edges, s->map, NULL, 2, &so, gpu)) != GMM_OK) goto fail;
+    }
+    rep.seconds_knn = t1 - t0;
+    rep.seconds_graph = t2 - t1;
+    rep.seconds_init = t3 - t2;
+    rep.seconds_layout = t4 - t3;
+    rep.seconds_map = now_seconds() - t4;
+    rep.n_edges = g.nnz;
+    rep.n_epochs = epochs;
+    if (report) *report = rep;
+    *out = s;
+    s = NULL;
+    goto done;
+nomem:
+    st = gmm_error(GMM_ERR_NOMEM, "umap embedding: out of memory for %lld images", (long long)n);
+fail:
+done:
+    gmm_umap_space_free(s);
+    free(nn);
+    free(nd);
+    free(w);
+    free(start);
+    fuzzy_graph_free(&g);
+    return st;
+}
+
+gmm_status gmm_umap_transform(const gmm_umap_space *s, const float *train, const float *Y,
+                              int64_t m, gmm_gpu *gpu, float *coords, float *map)
+{
+    if (!s || !train || !Y || !coords || m < 0 || (map && !s->map_dims))
+        return gmm_error(GMM_ERR_ARG, "umap transform: bad arguments");
+    if (m == 0) return GMM_OK;
+    const int k = s->n_neighbors, D = s->n_dims;
+    /* umap-learn's transform: 100 epochs up to 10000 training images, 30 above */
+    const int epochs = s->n_train <= 10000 ? 100 : 30;
+    int32_t *nn = malloc(sizeof(int32_t) * (size_t)m * k);
+    float *nd = malloc(sizeof(float) * (size_t)m * k);
+    double *w = malloc(sizeof(double) * (size_t)m * k);
+    int64_t *row_ptr = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    gmm_status st = GMM_OK;
+    if (!nn || !nd || !w || !row_ptr) {
+        st = gmm_error(GMM_ERR_NOMEM, "umap transform: out of memory for %lld images",
+                       (long long)m);
+        goto done;
+    }
+    if ((st = nearest(Y, m, train, s->n_train, s->input_dim, k, gpu, nn, nd)) != GMM_OK ||
+        (st = memberships(nn, nd, m, k, 0.0, 1, gpu, w)) != GMM_OK)
+        goto done;
+    double max_w = 0;
+    for (size_t e = 0; e < (size_t)m * k; e++) max_w = w[e] > max_w ? w[e] : max_w;
+    /* the start: the membership-weighted mean of the neighbours' places (before pruning, as
+     * umap-learn's init_graph_transform) */
+    for (int pass = 0; pass < (map ? 2 : 1); pass++) {
+        const int dims = pass ? 2 : D;
+        const float *tail = pass ? s->map : s->embedding;
+        float *head = pass ? map : coords;
+#pragma omp parallel for schedule(static)
+        for (int64_t q = 0; q < m; q++) {
+            double sum_w = 0, acc[128] = {0};
+            for (int j = 0; j < k; j++) {
+                const double wj = w[(size_t)q * k + j];
+                sum_w += wj;
+                for (int c = 0; c < dims; c++) acc[c] += wj * tail[(size_t)nn[q * k + j] * dims + c];
+            }
+            for (int c = 0; c < dims; c++)
+                head[(size_t)q * dims + c] = sum_w > 0 ? (float)(acc[c] / sum_w)
+                                                       : tail[(size_t)nn[q * k] * dims + c];
+        }
+    }
+    for (size_t e = 0; e < (size_t)m * k; e++)
+        if (w[e] < max_w / epochs) w[e] = 0; /* never sampled, as umap-learn drops them */
+    for (int64_t q = 0; q <= m; q++) row_ptr[q] = q * k;
+    const umap_edges edges = {m, s->n_train, row_ptr, nn, w};
+    umap_sgd_options so = {.a = s->a, .b = s->b, .gamma = 1, .initial_alpha = 0.25,
+                           .negative_sample_rate = 5, .n_epochs = epochs,
+                           .seed = s->seed ^ 0xbb67ae8584caa73bull};
+    if ((st = layout(&edges, coords, s->embedding, D, &so, gpu)) != GMM_OK) goto done;
+    if (map) {
+        so.seed += 1;
+        st = layout(&edges, map, s->map, 2, &so, gpu);
+    }
+done:
+    free(nn);
+    free(nd);
+    free(w);
+    free(row_ptr);
+    return st;
+}

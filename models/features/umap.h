@@ -1,0 +1,70 @@
+/* The UMAP embedding of a set of images (McInnes, Healy & Melville 2018; umap-learn's defaults
+ * and behaviour are the specification) and the placing of new images in it:
+ *   1. the k nearest neighbours of every image (kernels/knn.h: the GEMM form on either device);
+ *   2. the fuzzy simplicial set of that graph (kernels/fuzzy_set.h), its weights below
+ *      max / n_epochs dropped as umap-learn drops them;
+ *   3. the layout started from the spectral embedding of the fuzzy graph (the leading
+ *      eigenvectors of D^-1/2 W D^-1/2 by Lanczos, linalg/lanczos.h), scaled so that its largest
+ *      coordinate is 10, jittered by N(0, 1e-4) and each axis rescaled to [0, 10];
+ *   4. the layout optimised by SGD with negative sampling (kernels/umap_sgd.h) on the curve fitted
+ *      to min_dist and spread; and, for the map of the clusters, a second 2-D layout of the same
+ *      graph the same way.
+ * The same seed gives the same embedding on the same device (every step is deterministic).
+ * A new image (gmm_umap_transform) is placed as umap-learn's transform places it: its k nearest
+ * training images, their fuzzy memberships (local connectivity 0), the membership-weighted mean
+ * of their coordinates, then n_epochs / 3 epochs with the training coordinates fixed. */
+#ifndef GMM_UMAP_H
+#define GMM_UMAP_H
+
+#include <stdint.h>
+
+#include "kernels/gmm_status.h"
+#include "kernels/gpu.h"
+#include "linalg/lanczos.h"
+#include "models/features/umap_space.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GMM_UMAP_NEIGHBORS 15 /* umap-learn's n_neighbors */
+#define GMM_UMAP_DIMS 10      /* dimensions of the space the mixture is fitted in */
+
+typedef struct {
+    int n_neighbors;   /* k, the point itself counted (0: 15; 2..128) */
+    int n_dims;        /* embedding dimensions (0: 10) */
+    double min_dist;   /* the curve's (default 0: packed clusters, best for clustering) */
+    double spread;     /* the curve's scale (0: 1) */
+    int n_epochs;      /* layout epochs (0: 500 up to 10000 images, 200 above, as umap-learn) */
+    int map_dims;      /* 2: also make the 2-D map layout; 0: not */
+    uint64_t seed;
+    /* called between the steps (may be NULL): what is starting and the seconds so far */
+    void (*on_step)(void *user, const char *step, double seconds);
+    void *user;
+} gmm_umap_options;
+
+typedef struct {
+    double seconds_knn, seconds_graph, seconds_init, seconds_layout, seconds_map;
+    int64_t n_edges;          /* stored entries of the fuzzy graph (both directions) */
+    int n_epochs;
+    lanczos_report lanczos;
+} gmm_umap_report;
+
+/* Embeds the n images X (n x dim float32, pixels as the model sees them) on the GPU of gpu (NULL:
+ * the CPU); images (n x dim bytes, as read) are kept in the space for placing new images. *out
+ * gets the space (free with gmm_umap_space_free); report may be NULL. GMM_ERR_ARG for fewer
+ * images than neighbours + 2, or options out of range. */
+gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *images,
+                          const gmm_umap_options *options, gmm_gpu *gpu, gmm_umap_space **out,
+                          gmm_umap_report *report);
+
+/* Places m new images Y (m x dim float32, prepared as train was) in the space: train is the
+ * space's training images as the model sees them (n_train x dim float32: bytes / 255, blurred as
+ * the model says). coords gets m x n_dims; map (m x 2) the places in the 2-D map, or NULL. */
+gmm_status gmm_umap_transform(const gmm_umap_space *space, const float *train, const float *Y,
+                              int64_t m, gmm_gpu *gpu, float *coords, float *map);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+/* The UMAP space's storage and its check: allocation, freeing, copying and what a loaded space
+ * must satisfy (models/features/umap_space.h). */
+#include "models/features/umap_space.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors, int n_dims,
+                                int map_dims, gmm_umap_space **out)
+{
+    *out = NULL;
+    if (n_train < 1 || input_dim < 1 || n_dims < 1 || n_neighbors < 1 ||
+        (map_dims != 0 && map_dims != 2))
+        return gmm_error(GMM_ERR_ARG, "umap space: invalid sizes %lld x %d, k = %d, %d dims, "
+                         "map %d", (long long)n_train, input_dim, n_neighbors, n_dims, map_dims);
+    gmm_umap_space *s = calloc(1, sizeof *s);
+    if (!s) return gmm_error(GMM_ERR_NOMEM, "out of memory for the umap space");
+    *s = (gmm_umap_space){.n_train = n_train, .input_dim = input_dim, .n_neighbors = n_neighbors,
+                          .n_dims = n_dims, .map_dims = map_dims};
+    s->images = calloc((size_t)n_train * (size_t)input_dim, 1);
+    s->embedding = calloc((size_t)n_train * (size_t)n_dims, sizeof(float));
+    if (map_dims) s->map = calloc((size_t)n_train * (size_t)map_dims, sizeof(float));
+    if (!s->images || !s->embedding || (map_dims && !s->map)) {
+        gmm_umap_space_free(s);
+        return gmm_error(GMM_ERR_NOMEM, "out of memory for the umap space of %lld images",
+                         (long long)n_train);
+    }
+    *out = s;
+    return GMM_OK;
+}
+
+void gmm_umap_space_free(gmm_umap_space *s)
+{
+    if (!s) return;
+    free(s->images);
+    free(s->embedding);
+    free(s->map);
+    free(s);
+}
+
+gmm_status gmm_umap_space_copy(const gmm_umap_space *src, gmm_umap_space **out)
+{
+    gmm_status st = gmm_umap_space_alloc(src->n_train, src->input_dim, src->n_neighbors,
+                                         src->n_dims, src->map_dims, out);
+    if (st != GMM_OK) return st;
+    gmm_umap_space *s = *out;
+    uint8_t *images = s->images;
+    float *embedding = s->embedding, *map = s->map;
+    *s = *src; /* the settings; the arrays are the copy's own */
+    s->images = images;
+    s->embedding = embedding;
+    s->map = map;
+    const size_t n = (size_t)src->n_train;
+    memcpy(s->images, src->images, n * (size_t)src->input_dim);
+    memcpy(s->embedding, src->embedding, n * (size_t)src->n_dims * sizeof(float));
+    if (src->map_dims) memcpy(s->map, src->map, n * (size_t)src->map_dims * sizeof(float));
+    return GMM_OK;
+}
+
+static gmm_status check_coordinates(const char *what, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || fabsf(x[i]) > 1e30f)
+            return gmm_error(GMM_ERR_FORMAT, "umap space: %s value %zu is %g", what, i,
+                             (double)x[i]);
+    return GMM_OK;
+}
+
+gmm_status gmm_umap_space_check(const gmm_umap_space *s, int model_dim)
+{
+    if (s->n_dims != model_dim || s->n_dims > 100 || s->n_neighbors < 2 || s->n_neighbors > 128 ||
+        s->n_train < s->n_neighbors || s->input_dim < 1 || (s->map_dims != 0 && s->map_dims != 2))
+        return gmm_error(GMM_ERR_FORMAT, "umap space: %d dimensions (model: %d; at most 100), %d neighbours "
+                         "(2..128), %lld images of %d values, map of %d dimensions", s->n_dims,
+                         model_dim, s->n_neighbors, (long long)s->n_train, s->input_dim,
+                         s->map_dims);
+    if (!(s->a > 0 && s->a < 1e6 && s->b > 0 && s->b <= 2 && s->spread > 0 &&
+          s->spread < 1e6 && s->min_dist >= 0 && s->min_dist <= s->spread) ||
+        s->n_epochs < 1 || s->n_epochs > 100000)
+        return gmm_error(GMM_ERR_FORMAT, "umap space: curve a = %g, b = %g, min_dist %g, spread "
+                         "%g, %d epochs out of range", s->a, s->b, s->min_dist, s->spread,
+                         s->n_epochs);
+    gmm_status st = check_coordinates("embedding", s->embedding, (size_t)s->n_train * s->n_dims);
+    if (st == GMM_OK && s->map_dims)
+        st = check_coordinates("map", s->map, (size_t)s->n_train * s->map_dims);
+    return st;
+}

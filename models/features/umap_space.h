@@ -1,0 +1,45 @@
+/* The UMAP space a mixture was fitted in (gmm-train --space umap): the training images, their
+ * coordinates in the UMAP embedding of their fuzzy kNN graph (models/features/umap.h makes them)
+ * and, for the map of the clusters, a 2-D layout of the same graph; with the curve and the
+ * settings that placing a new image needs (umap-learn's transform: its nearest training images,
+ * then a few epochs of the layout with the training coordinates fixed). */
+#ifndef GMM_FEATURES_UMAP_SPACE_H
+#define GMM_FEATURES_UMAP_SPACE_H
+
+#include <stdint.h>
+
+#include "kernels/gmm_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int64_t n_train;    /* images in the graph */
+    int input_dim;      /* pixels per image */
+    int n_neighbors;    /* k of the graph, itself counted */
+    int n_dims;         /* embedding dimensions (the model's dim) */
+    int map_dims;       /* 2 when the 2-D map layout is kept, else 0 */
+    int n_epochs;       /* the layout's epochs (a new image gets n_epochs / 3) */
+    double min_dist, spread, a, b; /* the curve 1 / (1 + a d^(2b)) fitted to min_dist, spread */
+    uint64_t seed;
+    uint8_t *images;    /* n_train x input_dim: the training images as read (pixel = byte / 255,
+                           before the model's blur, which placing a new image applies again) */
+    float *embedding;   /* n_train x n_dims */
+    float *map;         /* n_train x map_dims (NULL when map_dims is 0) */
+} gmm_umap_space;
+
+/* A UMAP space of the given sizes, arrays zeroed, settings zero (free with gmm_umap_space_free). */
+gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors, int n_dims,
+                                int map_dims, gmm_umap_space **out);
+void gmm_umap_space_free(gmm_umap_space *space); /* accepts NULL */
+gmm_status gmm_umap_space_copy(const gmm_umap_space *src, gmm_umap_space **out);
+/* A loaded space under a mixture of dimension model_dim: sizes that agree, neighbours in
+ * [2, 128], finite coordinates, a > 0, b in (0, 2], 0 <= min_dist <= spread, epochs >= 1.
+ * GMM_ERR_FORMAT naming the fault. */
+gmm_status gmm_umap_space_check(const gmm_umap_space *space, int model_dim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

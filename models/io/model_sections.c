@@ -1,0 +1,209 @@
+/* The model file's tagged sections: the UMAP space and the matched labels
+ * (models/io/model_sections.h). */
+#include "models/io/model_sections.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/io/model_bytes.h"
+
+enum {
+    SECTION_END = 0,
+    SECTION_UMAP = 1,
+    SECTION_MATCHED_LABELS = 2,
+    SECTION_HEAD = 16,
+    UMAP_FIXED = 4 + 4 + 8 + 4 + 4 + 4 + 4 + 8 + 4 * 8,
+};
+
+static size_t pad8(size_t n) { return (8 - n % 8) % 8; }
+
+static void put_f32_array(writer *w, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &x[i], 4);
+        put_u32(w, bits);
+    }
+}
+
+static void put_zeros(writer *w, size_t n)
+{
+    memset(w->p, 0, n);
+    w->p += n;
+}
+
+static void put_head(writer *w, uint32_t tag, uint64_t length)
+{
+    put_u32(w, tag);
+    put_u32(w, 0);
+    put_u64(w, length);
+}
+
+static size_t umap_bytes(const gmm_umap_space *u)
+{
+    const size_t images = (size_t)u->n_train * (size_t)u->input_dim;
+    return UMAP_FIXED + images + pad8(images) +
+           4 * (size_t)u->n_train * (size_t)(u->n_dims + u->map_dims);
+}
+
+gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size_t *n_bytes)
+{
+    const gmm_umap_space *u = gmm_space_umap(m->space);
+    size_t total = SECTION_HEAD, umap_len = 0, match_len = 0;
+    if (u) {
+        umap_len = umap_bytes(u);
+        total += SECTION_HEAD + umap_len + pad8(umap_len);
+    }
+    if (m->matched_label) {
+        match_len = 4 + 4 * (size_t)m->n_components;
+        total += SECTION_HEAD + match_len + pad8(match_len);
+    }
+    unsigned char *buf = malloc(total);
+    if (!buf) return gmm_error(GMM_ERR_NOMEM, "out of memory to serialise the model's sections");
+    writer w = {buf};
+    if (u) {
+        put_head(&w, SECTION_UMAP, umap_len);
+        put_u32(&w, (uint32_t)u->n_neighbors);
+        put_u32(&w, (uint32_t)u->input_dim);
+        put_u64(&w, (uint64_t)u->n_train);
+        put_u32(&w, (uint32_t)u->n_dims);
+        put_u32(&w, (uint32_t)u->map_dims);
+        put_u32(&w, (uint32_t)u->n_epochs);
+        put_u32(&w, 0);
+        put_u64(&w, u->seed);
+        put_f64(&w, u->min_dist);
+        put_f64(&w, u->spread);
+        put_f64(&w, u->a);
+        put_f64(&w, u->b);
+        const size_t images = (size_t)u->n_train * (size_t)u->input_dim;
+        memcpy(w.p, u->images, images);
+        w.p += images;
+        put_zeros(&w, pad8(images));
+        put_f32_array(&w, u->embedding, (size_t)u->n_train * u->n_dims);
+        if (u->map_dims) put_f32_array(&w, u->map, (size_t)u->n_train * u->map_dims);
+        put_zeros(&w, pad8(umap_len));
+    }
+    if (m->matched_label) {
+        put_head(&w, SECTION_MATCHED_LABELS, match_len);
+        put_u32(&w, (uint32_t)m->n_components);
+        for (int k = 0; k < m->n_components; k++) put_u32(&w, (uint32_t)m->matched_label[k]);
+        put_zeros(&w, pad8(match_len));
+    }
+    put_head(&w, SECTION_END, 0);
+    *bytes = buf;
+    *n_bytes = total;
+    return GMM_OK;
+}
+
+static int get_f32_array(reader *r, float *x, size_t n)
+{
+    if (remaining(r) / 4 < n) return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        get_u32(r, &bits);
+        memcpy(&x[i], &bits, 4);
+    }
+    return 0;
+}
+
+static gmm_status read_umap(const char *path, reader *r, uint64_t length, gmm_model *m)
+{
+    uint32_t k = 0, q = 0, d = 0, map_dims = 0, epochs = 0, zero = 0;
+    uint64_t n = 0, seed = 0;
+    double min_dist = 0, spread = 0, a = 0, b = 0;
+    int bad = get_u32(r, &k) | get_u32(r, &q) | get_u64(r, &n) | get_u32(r, &d) |
+              get_u32(r, &map_dims) | get_u32(r, &epochs) | get_u32(r, &zero) |
+              get_u64(r, &seed) | get_f64(r, &min_dist) | get_f64(r, &spread) | get_f64(r, &a) |
+              get_f64(r, &b);
+    /* every size bounded by the section's length before anything is multiplied or allocated */
+    if (bad || length < UMAP_FIXED || zero != 0 || d != (uint32_t)m->dim ||
+        (map_dims != 0 && map_dims != 2) || k < 2 || k > 128 || q < 1 || n < 1 ||
+        n > length || q > length / n || (uint64_t)(d + map_dims) > (length / 4) / n)
+        return gmm_error(GMM_ERR_FORMAT, "%s: invalid umap space (k = %u, %llu images of %u "
+                         "values, %u dimensions for a model of %d, map %u)", path, k,
+                         (unsigned long long)n, q, d, m->dim, map_dims);
+    const uint64_t images = n * q;
+    if (length != UMAP_FIXED + images + pad8(images) + 4 * n * (d + map_dims))
+        return gmm_error(GMM_ERR_FORMAT, "%s: the umap section's length %llu does not match its "
+                         "%llu images of %u values", path, (unsigned long long)length,
+                         (unsigned long long)n, q);
+    gmm_umap_space *u = NULL;
+    gmm_status st = gmm_umap_space_alloc((int64_t)n, (int)q, (int)k, (int)d, (int)map_dims, &u);
+    if (st != GMM_OK) return st;
+    u->n_epochs = (int)(epochs > 100000 ? 0 : epochs); /* the check refuses 0 */
+    u->seed = seed;
+    u->min_dist = min_dist;
+    u->spread = spread;
+    u->a = a;
+    u->b = b;
+    memcpy(u->images, r->p, images);
+    r->p += images;
+    for (uint64_t i = 0; i < pad8(images); i++)
+        if (*r->p++ != 0) {
+            gmm_umap_space_free(u);
+            return gmm_error(GMM_ERR_FORMAT, "%s: the umap space's padding is not zero", path);
+        }
+    get_f32_array(r, u->embedding, n * d);
+    if (map_dims) get_f32_array(r, u->map, n * map_dims);
+    return gmm_feature_space_from_umap(u, &m->space);
+}
+
+gmm_status model_sections_decode(const char *path, const unsigned char *bytes, size_t n_bytes,
+                                 gmm_model *m)
+{
+    reader r = {bytes, bytes + n_bytes};
+    unsigned seen = 0;
+    for (;;) {
+        uint32_t tag = 0, zero = 0;
+        uint64_t length = 0;
+        if (get_u32(&r, &tag) || get_u32(&r, &zero) || get_u64(&r, &length))
+            return gmm_error(GMM_ERR_FORMAT, "%s: truncated in its sections", path);
+        if (zero != 0 || length > remaining(&r) || pad8(length) > remaining(&r) - length)
+            return gmm_error(GMM_ERR_FORMAT, "%s: section %u of %llu bytes does not fit the "
+                             "%zu bytes left", path, tag, (unsigned long long)length,
+                             remaining(&r));
+        if (tag == SECTION_END) {
+            if (length != 0 || remaining(&r) != 0)
+                return gmm_error(GMM_ERR_FORMAT, "%s: %zu bytes after the end of the sections",
+                                 path, remaining(&r) + (size_t)length);
+            return GMM_OK;
+        }
+        if (tag > SECTION_MATCHED_LABELS || (seen & (1u << tag)))
+            return gmm_error(GMM_ERR_FORMAT, "%s: %s section %u (this program reads 1 and 2, "
+                             "once each)", path, (seen & (1u << tag)) ? "repeated" : "unknown",
+                             tag);
+        seen |= 1u << tag;
+        const unsigned char *end = r.p + length;
+        gmm_status st = GMM_OK;
+        if (tag == SECTION_UMAP) {
+            if (m->space)
+                return gmm_error(GMM_ERR_FORMAT, "%s: a umap space besides a %s space", path,
+                                 gmm_feature_space_name(m->space));
+            reader sub = {r.p, end};
+            st = read_umap(path, &sub, length, m);
+        } else {
+            uint32_t K = 0;
+            reader sub = {r.p, end};
+            if (get_u32(&sub, &K) || K != (uint32_t)m->n_components || length != 4 + 4ull * K)
+                return gmm_error(GMM_ERR_FORMAT, "%s: the matched labels are for %u components "
+                                 "(%llu bytes), the model has %d", path, K,
+                                 (unsigned long long)length, m->n_components);
+            if (!(m->matched_label = malloc(sizeof(int) * K)))
+                return gmm_error(GMM_ERR_NOMEM, "out of memory for the matched labels");
+            for (uint32_t k = 0; k < K; k++) {
+                uint32_t v = 0;
+                get_u32(&sub, &v);
+                m->matched_label[k] = (int32_t)v;
+                if (m->matched_label[k] < -1 || m->matched_label[k] > 255)
+                    return gmm_error(GMM_ERR_FORMAT, "%s: component %u is matched to label %d "
+                                     "(must be -1..255)", path, k, m->matched_label[k]);
+            }
+        }
+        if (st != GMM_OK) return st;
+        r.p = end;
+        for (uint64_t i = 0; i < pad8(length); i++)
+            if (*r.p++ != 0)
+                return gmm_error(GMM_ERR_FORMAT, "%s: section %u's padding is not zero", path, tag);
+    }
+}

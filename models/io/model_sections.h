@@ -1,0 +1,27 @@
+/* The model file's tagged sections (version 5 on): after the version-4 body and before the
+ * CRC, a list of sections, each u32 tag, u32 zero, u64 length, then length bytes padded with
+ * zeros to a multiple of 8; tag 0 (length 0) ends the list. A new kind of content is one more tag
+ * here, not another fixed header field.
+ *   tag 1, the UMAP space (models/features/umap_space.h): u32 neighbours k, u32 image dimension
+ *          q, u64 images n, u32 dimensions d, u32 map dimensions (0 or 2), u32 epochs, u32 0,
+ *          u64 seed, f64 min_dist, spread, a, b; u8 images[n x q] padded to 8; f32
+ *          embedding[n x d]; f32 map[n x map dimensions]
+ *   tag 2, the label matched to each component: u32 K, i32 label[K] (-1: none)
+ * An unknown tag, a repeated one, a length that does not match its content or bytes after the
+ * end tag are format errors. */
+#ifndef GMM_MODEL_SECTIONS_H
+#define GMM_MODEL_SECTIONS_H
+
+#include <stddef.h>
+
+#include "models/model.h"
+
+/* The sections of model (those it has, then the end tag) in one new buffer (free it). */
+gmm_status model_sections_encode(const gmm_model *model, unsigned char **bytes, size_t *n_bytes);
+/* Reads the sections in bytes[0 .. n_bytes) into model (its K and dim already set): the UMAP
+ * space becomes model->space (GMM_ERR_FORMAT if it has one already), the matching
+ * model->matched_label. path heads the messages. */
+gmm_status model_sections_decode(const char *path, const unsigned char *bytes, size_t n_bytes,
+                                 gmm_model *model);
+
+#endif
