@@ -49,6 +49,8 @@ int bench_estep_kgemm(const bench_config *config, bench_row *row);
 int bench_em(int argc, char **argv);
 /* bench/bench_spectral.c: `gmm-bench spectral ...`, the spectral embedding of the kNN graph. */
 int bench_spectral(int argc, char **argv);
+/* bench/bench_umap.c: `gmm-bench umap ...`, the UMAP embedding. */
+int bench_umap(int argc, char **argv);
 /* bench/bench_scale.c: `gmm-bench scale ...`, EM on byte images over 1..n GPUs, streamed or not. */
 int bench_scale(int argc, char **argv);
 

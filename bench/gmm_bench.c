@@ -60,6 +60,7 @@ static void usage(FILE *out)
             "usage: gmm-bench <op>|all|list [--repeats N] [--no-cpu] [--scale S]\n"
             "       gmm-bench em [options]      (the EM iteration benchmark)\n"
             "       gmm-bench spectral [options] (the spectral embedding of the kNN graph)\n"
+            "       gmm-bench umap [options] (the UMAP embedding: kNN, fuzzy graph, layout)\n"
             "       gmm-bench scale --data DIR [options] (EM on byte images over 1..n GPUs)\n"
             "       gmm-bench --version\n"
             "\n"
@@ -157,11 +158,13 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "em")) return bench_em(argc - 1, argv + 1);
     if (!strcmp(argv[1], "spectral")) return bench_spectral(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "umap")) return bench_umap(argc - 1, argv + 1);
     if (!strcmp(argv[1], "scale")) return bench_scale(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list")) {
         for (size_t i = 0; i < N_BENCHES; i++) printf("%-20s %s\n", BENCHES[i].name, BENCHES[i].what);
         printf("%-20s %s\n", "em", "one EM iteration, 60000x784, K = 10 (gmm-bench em --help)");
         printf("%-20s %s\n", "spectral", "spectral embedding of the kNN graph (gmm-bench spectral --help)");
+        printf("%-20s %s\n", "umap", "UMAP embedding of the images (gmm-bench umap --help)");
         return 0;
     }
     const char *which = argv[1];

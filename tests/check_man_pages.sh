@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The options are documented once, in each program's --help, and checked for the man pages:
-# every long option that a program's --help prints (gmm-bench's em, spectral and scale help
+# every long option that a program's --help prints (gmm-bench's em, spectral, umap and scale help
 # too) must appear in man/PROGRAM.1, and `PROGRAM --version` must print "PROGRAM VERSION", exit
 # 0, and agree with the man page's header ("gmm VERSION"). Fails naming what is missing.
 #
@@ -18,7 +18,7 @@ for prog in "${programs[@]}"; do
   [ -f "$page" ] || { fail "$prog has no man page ($page)"; continue; }
   help=$("$bin/$prog" --help 2>&1) || fail "$prog --help exited with $?"
   if [ "$prog" = gmm-bench ]; then
-    for sub in em spectral scale; do help+=$'\n'$("$bin/$prog" "$sub" --help 2>&1); done
+    for sub in em spectral umap scale; do help+=$'\n'$("$bin/$prog" "$sub" --help 2>&1); done
   fi
   # the page as text: comment lines dropped, roff's \- and font escapes undone
   text=$(grep -v '^\.\\"' "$page" | sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g')
