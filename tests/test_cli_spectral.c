@@ -21,7 +21,7 @@ static const char *fixture_dir(void)
 START_TEST(test_spectral_errors)
 {
     const char *dir = fixture_dir();
-    tu_expect_error("--space must be pixels or spectral", "$B/gmm-train '%s' --space tangent", dir);
+    tu_expect_error("--space must be pixels, umap or spectral", "$B/gmm-train '%s' --space tangent", dir);
     tu_expect_error("not combined", "$B/gmm-train '%s' --space spectral --pca 3", dir);
     tu_expect_error("--spectral-dims must be", "$B/gmm-train '%s' --space spectral --spectral-dims 0", dir);
     tu_expect_error("at least 2", "$B/gmm-train '%s' --space spectral --knn-neighbors 1", dir);
