@@ -1,5 +1,5 @@
 /* A small built-in 5x7 bitmap font for captions in PNG output (digits, a-z, A-Z, space and
- * . , : = - + % ( ) / _ ?), so that drawing a label needs no font library. */
+ * . , : = - + % ( ) / _ < > ?), so that drawing a label needs no font library. */
 #ifndef GMM_FONT_H
 #define GMM_FONT_H
 

@@ -293,7 +293,7 @@ END_TEST
 
 START_TEST(test_font)
 {
-    const char *needed = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ .:=-%";
+    const char *needed = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ .:=-%<>";
     for (const char *c = needed; *c; c++) {
         ck_assert_msg(font_has_glyph(*c), "no glyph for '%c'", *c);
         for (const char *d = c + 1; *d; d++)
