@@ -132,7 +132,7 @@ gmm_status report_means_png(const char *path, const gmm_model *model)
     if ((st = gmm_model_pixel_means(model, pixel_means)) != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
         if (model->matched_label && model->matched_label[k] >= 0)
-            snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d = %d w=%.3f", k,
+            snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d->%d w=%.3f", k,
                      model->matched_label[k], model->weights[k]);
         else
             snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d w=%.3f", k, model->weights[k]);
