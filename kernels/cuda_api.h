@@ -15,6 +15,7 @@
 #include "kernels/dist_hist.h"
 #include "kernels/entropy.h"
 #include "kernels/estep_rows.h"
+#include "kernels/fuzzy_set.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_info.h"
 #include "kernels/kmeans.h"
@@ -55,7 +56,9 @@
     X(kmeans_pp_pick_cuda)                                                                         \
     /* the M-step's operations and the sparse product */                                           \
     X(scaled_centre_cuda) X(compact_rows_workspace_bytes) X(compact_rows_cuda) X(wsum_cuda)       \
-    X(mixture_weights_cuda) X(spmv_csr_cuda)
+    X(mixture_weights_cuda) X(spmv_csr_cuda)                                                      \
+    /* UMAP's fuzzy simplicial set */                                                              \
+    X(fuzzy_memberships_cuda)
 
 typedef struct gmm_kernels_cuda_api {
     size_t size; /* sizeof(gmm_kernels_cuda_api): a table of another build does not match */

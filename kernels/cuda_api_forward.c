@@ -432,3 +432,13 @@ gmm_status spmv_csr_cuda(int64_t n_rows, const int64_t *d_row_ptr, const int32_t
 {
     FORWARD(spmv_csr_cuda, n_rows, d_row_ptr, d_col, d_val, d_x, d_y, stream);
 }
+
+/* ---- UMAP's fuzzy simplicial set ----------------------------------------------------------- */
+
+gmm_status fuzzy_memberships_cuda(const int32_t *nn_index, const float *nn_dist, int64_t n, int k,
+                                  double local_connectivity, int bipartite, double *rho,
+                                  double *sigma, double *memberships)
+{
+    FORWARD(fuzzy_memberships_cuda, nn_index, nn_dist, n, k, local_connectivity, bipartite, rho,
+            sigma, memberships);
+}
