@@ -432,3 +432,9 @@ gmm_status spmv_csr_cuda(int64_t n_rows, const int64_t *d_row_ptr, const int32_t
 {
     FORWARD(spmv_csr_cuda, n_rows, d_row_ptr, d_col, d_val, d_x, d_y, stream);
 }
+
+gmm_status umap_sgd_cuda(const umap_edges *edges, float *head_embedding,
+                         const float *tail_embedding, int dim, const umap_sgd_options *options)
+{
+    FORWARD(umap_sgd_cuda, edges, head_embedding, tail_embedding, dim, options);
+}
