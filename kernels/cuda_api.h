@@ -27,6 +27,7 @@
 #include "kernels/scaled_centre.h"
 #include "kernels/spmv.h"
 #include "kernels/transpose.h"
+#include "kernels/umap_sgd.h"
 #include "kernels/wcov.h"
 #include "kernels/wsum.h"
 
@@ -54,11 +55,11 @@
     X(kmeans_label_sums_cuda) X(kmeans_argmax_cuda) X(kmeans_pp_distances_cuda)                   \
     X(kmeans_pp_distances_f32_cuda) X(kmeans_pp_distances_rows_cuda) X(kmeans_pp_potentials_cuda) \
     X(kmeans_pp_pick_cuda)                                                                         \
-    /* the M-step's operations and the sparse product */                                           \
+    /* the M-step's operations, the sparse product and UMAP's layout */                            \
     X(scaled_centre_cuda) X(compact_rows_workspace_bytes) X(compact_rows_cuda) X(wsum_cuda)       \
     X(mixture_weights_cuda) X(spmv_csr_cuda)                                                      \
-    /* UMAP's fuzzy simplicial set */                                                              \
-    X(fuzzy_memberships_cuda)
+    /* UMAP's fuzzy simplicial set and its layout */                                               \
+    X(fuzzy_memberships_cuda) X(umap_sgd_cuda)
 
 typedef struct gmm_kernels_cuda_api {
     size_t size; /* sizeof(gmm_kernels_cuda_api): a table of another build does not match */

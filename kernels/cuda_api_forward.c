@@ -433,7 +433,7 @@ gmm_status spmv_csr_cuda(int64_t n_rows, const int64_t *d_row_ptr, const int32_t
     FORWARD(spmv_csr_cuda, n_rows, d_row_ptr, d_col, d_val, d_x, d_y, stream);
 }
 
-/* ---- UMAP's fuzzy simplicial set ----------------------------------------------------------- */
+/* ---- UMAP's fuzzy simplicial set and its layout ---------------------------------------------- */
 
 gmm_status fuzzy_memberships_cuda(const int32_t *nn_index, const float *nn_dist, int64_t n, int k,
                                   double local_connectivity, int bipartite, double *rho,
@@ -441,4 +441,10 @@ gmm_status fuzzy_memberships_cuda(const int32_t *nn_index, const float *nn_dist,
 {
     FORWARD(fuzzy_memberships_cuda, nn_index, nn_dist, n, k, local_connectivity, bipartite, rho,
             sigma, memberships);
+}
+
+gmm_status umap_sgd_cuda(const umap_edges *edges, float *head_embedding,
+                         const float *tail_embedding, int dim, const umap_sgd_options *options)
+{
+    FORWARD(umap_sgd_cuda, edges, head_embedding, tail_embedding, dim, options);
 }
