@@ -55,7 +55,7 @@
     X(kmeans_label_sums_cuda) X(kmeans_argmax_cuda) X(kmeans_pp_distances_cuda)                   \
     X(kmeans_pp_distances_f32_cuda) X(kmeans_pp_distances_rows_cuda) X(kmeans_pp_potentials_cuda) \
     X(kmeans_pp_pick_cuda)                                                                         \
-    /* the M-step's operations, the sparse product and UMAP's layout */                            \
+    /* the M-step's operations and the sparse product */                                           \
     X(scaled_centre_cuda) X(compact_rows_workspace_bytes) X(compact_rows_cuda) X(wsum_cuda)       \
     X(mixture_weights_cuda) X(spmv_csr_cuda)                                                      \
     /* UMAP's fuzzy simplicial set and its layout */                                               \
