@@ -112,6 +112,67 @@ done:
     return rc;
 }
 
+/* ---- kNN on the CPU: knn_cpu_blas (GEMM form) against knn_cpu, self-kNN at MNIST's shape ---- */
+
+typedef struct {
+    size_t n, d, k, m_cpu;
+    float *X, *dist;
+    int32_t *idx;
+} knn_self_ctx;
+
+static gmm_status knn_self_cpu_w(void *p)
+{
+    knn_self_ctx *c = p;
+    return knn_cpu(c->X, c->m_cpu, c->X, c->n, c->d, c->k, c->idx, c->dist);
+}
+static gmm_status knn_self_blas_w(void *p)
+{
+    knn_self_ctx *c = p;
+    return knn_cpu_blas(c->X, c->n, c->X, c->n, c->d, c->k, c->idx, c->dist);
+}
+
+int bench_knn_cpu_blas(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    knn_self_ctx c = {.n = bench_scaled(config, 19690, 512), .d = 784, .k = 15};
+    float *ref = NULL;
+    int32_t *ref_idx = NULL;
+    c.m_cpu = c.n < 1024 ? c.n : 1024;
+    snprintf(row->size, sizeof row->size, "self n=%zu d=%zu k=%zu fp32", c.n, c.d, c.k);
+    row->work = 2.0 * c.n * c.n * c.d; /* the full product (the self-kNN computes about half) */
+    row->ceiling = 0;
+    c.X = malloc(sizeof(float) * c.n * c.d);
+    c.idx = malloc(sizeof(int32_t) * c.n * c.k);
+    c.dist = malloc(sizeof(float) * c.n * c.k);
+    ref = malloc(sizeof(float) * c.m_cpu * c.k);
+    ref_idx = malloc(sizeof(int32_t) * c.m_cpu * c.k);
+    BENCH_CHECK_ALLOC(c.X && c.idx && c.dist && ref && ref_idx);
+    bench_fill_f(c.X, c.n * c.d, 0.0f, 1.0f, 13);
+    int reps = bench_cpu_repeats(config);
+    /* knn_cpu on the first m_cpu queries (all n references): the reference, and its time */
+    double cpu_ms = config->skip_cpu ? -1 : bench_time_host(knn_self_cpu_w, NULL, &c, 0, 1);
+    if (cpu_ms < 0) BENCH_CHECK(knn_self_cpu_w(&c));
+    memcpy(ref, c.dist, sizeof(float) * c.m_cpu * c.k);
+    memcpy(ref_idx, c.idx, sizeof(int32_t) * c.m_cpu * c.k);
+    double ms = bench_time_host(knn_self_blas_w, NULL, &c, 0, reps);
+    if (ms < 0) BENCH_CHECK(knn_self_blas_w(&c));
+    row->cpu_ms = ms;
+    size_t moved = 0;
+    for (size_t i = 0; i < c.m_cpu * c.k; i++) moved += c.idx[i] != ref_idx[i];
+    rc |= bench_judge(row, "vs knn_cpu", bench_rel_error_f(c.dist, ref, c.m_cpu * c.k), 0.0);
+    if (moved) {
+        bench_note(row, "%zu indices differ from knn_cpu", moved);
+        rc = 1;
+    }
+    if (cpu_ms > 0)
+        bench_note(row, "knn_cpu %.0f ms (%zu queries, x%.1f), %.1fx slower",
+                   cpu_ms * c.n / c.m_cpu, c.m_cpu, (double)c.n / c.m_cpu,
+                   cpu_ms * c.n / c.m_cpu / ms);
+done:
+    free(c.X), free(c.idx), free(c.dist), free(ref), free(ref_idx);
+    return rc;
+}
+
 /* ---- distance histograms: 1,000,000 refs x 10,000 queries, d = 128, 5000 bins ---- */
 
 typedef struct {

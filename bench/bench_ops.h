@@ -31,6 +31,7 @@ int bench_matvec_f64(const bench_config *config, bench_row *row);
 
 /* bench/bench_data.c: the data-parallel operations. */
 int bench_knn(const bench_config *config, bench_row *row);
+int bench_knn_cpu_blas(const bench_config *config, bench_row *row); /* CPU only */
 int bench_histogram(const bench_config *config, bench_row *row);
 int bench_entropy(const bench_config *config, bench_row *row);
 int bench_transpose(const bench_config *config, bench_row *row);

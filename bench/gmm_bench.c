@@ -43,6 +43,7 @@ static const bench_entry BENCHES[] = {
     {"cov_syrk", bench_cov_syrk, "M-step covariance products, 10 x 6000x784, DSYRK vs the block triangle (experiment v2)"},
     {"cov_tiled", bench_cov_tiled, "M-step covariance products, 10 x 6000x784, tensor-core SYRK vs the block triangle (experiment v3)"},
     {"knn", bench_knn, "kNN m = n = 32768, d = 256, k = 20, fp32 (kernel: experiment v1)"},
+    {"knn_cpu_blas", bench_knn_cpu_blas, "CPU self-kNN n = 19690, d = 784, k = 15, fp32: knn_cpu_blas (CPU column) vs knn_cpu (note)"},
     {"histogram", bench_histogram, "per-query distance histograms"},
     {"entropy", bench_entropy, "local entropy 2560x2560, 5x5"},
     {"matvec", bench_matvec, "matrix-vector 10000x10000, fp32"},

@@ -24,6 +24,21 @@ static void insert_best(float *best_dist, int32_t *best_index, size_t k, float d
     best_index[pos] = index;
 }
 
+/* never inlined: one machine code for both CPU versions, so one order of the sum's roundings */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+float knn_sq_dist(const float *x, const float *y, size_t dim)
+{
+    float acc = 0.0f;
+#pragma omp simd reduction(+ : acc)
+    for (size_t c = 0; c < dim; c++) {
+        float diff = x[c] - y[c];
+        acc += diff * diff;
+    }
+    return acc;
+}
+
 gmm_status knn_cpu(const float *queries, size_t n_queries, const float *refs, size_t n_refs,
                    size_t dim, size_t k, int32_t *nn_index, float *nn_dist)
 {
@@ -57,16 +72,8 @@ gmm_status knn_cpu(const float *queries, size_t n_queries, const float *refs, si
                 size_t nr = n_refs - r0 < KNN_REF_TILE ? n_refs - r0 : KNN_REF_TILE;
                 for (size_t qi = 0; qi < nq; qi++) {
                     const float *x = queries + (q0 + qi) * dim;
-                    for (size_t ri = 0; ri < nr; ri++) {
-                        const float *y = refs + (r0 + ri) * dim;
-                        float acc = 0.0f;
-#pragma omp simd reduction(+ : acc)
-                        for (size_t c = 0; c < dim; c++) {
-                            float diff = x[c] - y[c];
-                            acc += diff * diff;
-                        }
-                        sq[qi * KNN_REF_TILE + ri] = acc;
-                    }
+                    for (size_t ri = 0; ri < nr; ri++)
+                        sq[qi * KNN_REF_TILE + ri] = knn_sq_dist(x, refs + (r0 + ri) * dim, dim);
                 }
                 for (size_t qi = 0; qi < nq; qi++)
                     for (size_t ri = 0; ri < nr; ri++)

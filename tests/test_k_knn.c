@@ -1,5 +1,7 @@
 /* Check suite for kernels/knn.h: the CPU twin against a naive double-precision loop with a full
- * sort, exact ties (integer data: every version must order equal distances by index), and on a
+ * sort, exact ties (integer data: every version must order equal distances by index), the CPU
+ * GEMM form knn_cpu_blas against the naive loop and equal to knn_cpu bit for bit (random data,
+ * ties, duplicated points, points far from the origin, non-finite data, edge sizes), and on a
  * GPU every version of bench/experiments/knn.cu (0: the library's cuBLAS GEMM form, knn_cublas;
  * 1: the direct-difference kernel, knn_cuda_v1) and the library's host convenience knn_cuda_host
  * (with the test's resources object and with NULL, its own) against the naive reference.
@@ -221,6 +223,210 @@ START_TEST(test_cpu_bad_args)
 }
 END_TEST
 
+/* ---- knn_cpu_blas: the GEMM form on the CPU, which must return what knn_cpu returns ---- */
+
+/* Runs knn_cpu and knn_cpu_blas_params (params NULL: knn_cpu_blas with its defaults) on the same
+ * data (refs may alias queries) and asserts the same indices and the same distances, bit for bit
+ * (which also makes the distances equal within 1e-6 relative); when ref_idx is given, the indices
+ * must also be the naive reference's. Returns how many queries knn_cpu answered. */
+static size_t check_blas_eq_cpu(const float *q, size_t m, const float *r, size_t n, size_t dim,
+                                size_t k, knn_blas_params *params, const int32_t *ref_idx)
+{
+    const size_t len = m * k + 1; /* + 1: m = 0 allocates too */
+    int32_t *idx = malloc(sizeof(int32_t) * len), *cpu_idx = malloc(sizeof(int32_t) * len);
+    float *dist = malloc(sizeof(float) * len), *cpu_dist = malloc(sizeof(float) * len);
+    ck_assert(idx && cpu_idx && dist && cpu_dist);
+    for (size_t i = 0; i < m * k; i++) {
+        idx[i] = -7;
+        dist[i] = NAN;
+    }
+    TU_CHECK_OK(knn_cpu(q, m, r, n, dim, k, cpu_idx, cpu_dist));
+    gmm_status st = params ? knn_cpu_blas_params(q, m, r, n, dim, k, idx, dist, params)
+                           : knn_cpu_blas(q, m, r, n, dim, k, idx, dist);
+    ck_assert_msg(st == GMM_OK, "knn_cpu_blas: %s", gmm_error_message(st));
+    for (size_t i = 0; i < m * k; i++) {
+        ck_assert_msg(idx[i] == cpu_idx[i], "m %zu n %zu dim %zu k %zu, query %zu rank %zu: "
+                      "index %d, knn_cpu %d", m, n, dim, k, i / k, i % k, idx[i], cpu_idx[i]);
+        ck_assert_msg(memcmp(&dist[i], &cpu_dist[i], sizeof(float)) == 0,
+                      "query %zu rank %zu: distance %.9g, knn_cpu %.9g", i / k, i % k, dist[i],
+                      cpu_dist[i]);
+        ck_assert(fabsf(dist[i] - cpu_dist[i]) <= 1e-6f * fabsf(cpu_dist[i]));
+        if (ref_idx)
+            ck_assert_msg(idx[i] == ref_idx[i], "query %zu rank %zu: index %d, naive %d", i / k,
+                          i % k, idx[i], ref_idx[i]);
+    }
+    free(idx), free(cpu_idx), free(dist), free(cpu_dist);
+    return params ? params->n_direct : 0;
+}
+
+/* Random data: against the naive reference (as knn_cpu is) and equal to knn_cpu, with the
+ * default tiles and with small ones that the sizes are no multiples of, self-kNN included; every
+ * query is settled by its candidates (none left to knn_cpu). */
+START_TEST(test_blas_random)
+{
+    static const knn_case cases[] = {
+        {1, 1, 1, 1},       {1, 200, 7, 10},     {37, 53, 13, 5},  {64, 300, 1, 3},
+        {50, 257, 33, 20},  {3, 40, 5, 40},      {100, 1000, 64, 1}, {203, 517, 784, 15},
+        {129, 70, 9, 70},   {300, 301, 2, 16},   {40, 1000, 8, 12},
+    };
+    /* tiles of at least 2^16 pairs are scanned by a team of threads (256 x 300, 300 x 300) */
+    static const size_t tiles[][2] = {{2048, 2048}, {7, 13}, {1, 1}, {64, 5}, {256, 300}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const knn_case c = cases[i];
+        float *q = malloc(sizeof(float) * c.m * c.dim), *r = malloc(sizeof(float) * c.n * c.dim);
+        const size_t rows = c.m > c.n ? c.m : c.n; /* queries, then the references' self-kNN */
+        int32_t *idx = malloc(sizeof(int32_t) * rows * c.k);
+        int32_t *ref_idx = malloc(sizeof(int32_t) * rows * c.k);
+        float *dist = malloc(sizeof(float) * rows * c.k);
+        double *ref_dist = malloc(sizeof(double) * rows * c.k);
+        tu_fill_uniform_f(q, c.m * c.dim, -1.0f, 2.0f, 300 + i);
+        tu_fill_uniform_f(r, c.n * c.dim, -1.0f, 2.0f, 400 + i);
+        knn_naive(q, c.m, r, c.n, c.dim, c.k, ref_idx, ref_dist);
+        TU_CHECK_OK(knn_cpu_blas(q, c.m, r, c.n, c.dim, c.k, idx, dist));
+        check_knn(q, c.m, r, c.n, c.dim, c.k, idx, dist, ref_dist, 1e-5);
+        for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+            if (tiles[t][1] < 8 && c.n > 60) continue; /* tiny tiles: ~n^2 / 2 SGEMM calls */
+            knn_blas_params p = KNN_BLAS_DEFAULTS;
+            p.query_tile = tiles[t][0], p.ref_tile = tiles[t][1];
+            ck_assert_uint_eq(check_blas_eq_cpu(q, c.m, r, c.n, c.dim, c.k, &p, NULL), 0);
+            /* self-kNN of the references: the symmetric tiles */
+            ck_assert_uint_eq(check_blas_eq_cpu(r, c.n, r, c.n, c.dim, c.k, &p, NULL), 0);
+        }
+        knn_naive(r, c.n, r, c.n, c.dim, c.k, ref_idx, ref_dist);
+        TU_CHECK_OK(knn_cpu_blas(r, c.n, r, c.n, c.dim, c.k, idx, dist));
+        check_knn(r, c.n, r, c.n, c.dim, c.k, idx, dist, ref_dist, 1e-5);
+        for (size_t j = 0; j < c.n && c.k > 0; j++) /* uniform data has no duplicates */
+            ck_assert_int_eq(idx[j * c.k], (int32_t)j);
+        free(q), free(r), free(idx), free(ref_idx), free(dist), free(ref_dist);
+    }
+}
+END_TEST
+
+/* Integer coordinates in 0..2: exact distances, many equal; the naive order by index must come
+ * out whether the ties leave the candidates inconclusive (the default margin: knn_cpu answers)
+ * or every reference is a candidate (a margin of n: the candidates' own sort by index). */
+START_TEST(test_blas_ties)
+{
+    const size_t m = 45, n = 300, dim = 3, k = 17;
+    float *q = malloc(sizeof(float) * m * dim), *r = malloc(sizeof(float) * n * dim);
+    int32_t *ref_idx = malloc(sizeof(int32_t) * n * k);
+    double *ref_dist = malloc(sizeof(double) * n * k);
+    uint64_t s = 78;
+    for (size_t i = 0; i < m * dim; i++) q[i] = (float)(tu_rand_u64(&s) % 3);
+    for (size_t i = 0; i < n * dim; i++) r[i] = (float)(tu_rand_u64(&s) % 3);
+    knn_blas_params p = KNN_BLAS_DEFAULTS, wide = KNN_BLAS_DEFAULTS, small = KNN_BLAS_DEFAULTS;
+    wide.margin = n;
+    small.query_tile = 16, small.ref_tile = 50, small.margin = n;
+    knn_naive(q, m, r, n, dim, k, ref_idx, ref_dist);
+    ck_assert_uint_gt(check_blas_eq_cpu(q, m, r, n, dim, k, &p, ref_idx), 0);
+    ck_assert_uint_eq(check_blas_eq_cpu(q, m, r, n, dim, k, &wide, ref_idx), 0);
+    ck_assert_uint_eq(check_blas_eq_cpu(q, m, r, n, dim, k, &small, ref_idx), 0);
+    knn_naive(r, n, r, n, dim, k, ref_idx, ref_dist);
+    ck_assert_uint_gt(check_blas_eq_cpu(r, n, r, n, dim, k, &p, ref_idx), 0);
+    ck_assert_uint_eq(check_blas_eq_cpu(r, n, r, n, dim, k, &wide, ref_idx), 0);
+    ck_assert_uint_eq(check_blas_eq_cpu(r, n, r, n, dim, k, &small, ref_idx), 0);
+    /* the same ties far from the origin: the distances stay exact but the GEMM form's values
+     * round (|r|^2 ~ 5e7 > 2^24), so the candidates come in no index order among equals */
+    for (size_t i = 0; i < m * dim; i++) q[i] += 4096.0f;
+    for (size_t i = 0; i < n * dim; i++) r[i] += 4096.0f;
+    knn_naive(q, m, r, n, dim, k, ref_idx, ref_dist);
+    ck_assert_uint_eq(check_blas_eq_cpu(q, m, r, n, dim, k, &wide, ref_idx), 0);
+    ck_assert_uint_eq(check_blas_eq_cpu(q, m, r, n, dim, k, &p, ref_idx), m);
+    knn_naive(r, n, r, n, dim, k, ref_idx, ref_dist);
+    ck_assert_uint_eq(check_blas_eq_cpu(r, n, r, n, dim, k, &small, ref_idx), 0);
+    free(q), free(r), free(ref_idx), free(ref_dist);
+}
+END_TEST
+
+/* Self-kNN where each point has two copies elsewhere: the three copies are at distance 0 from
+ * each other, first in index order, and the copies' lists are the same. */
+START_TEST(test_blas_duplicates)
+{
+    const size_t base = 150, n = 3 * base, dim = 20, k = 6;
+    float *u = malloc(sizeof(float) * base * dim), *x = malloc(sizeof(float) * n * dim);
+    int32_t *ref_idx = malloc(sizeof(int32_t) * n * k), *idx = malloc(sizeof(int32_t) * n * k);
+    double *ref_dist = malloc(sizeof(double) * n * k);
+    float *dist = malloc(sizeof(float) * n * k);
+    tu_fill_uniform_f(u, base * dim, 0.0f, 1.0f, 91);
+    for (size_t i = 0; i < n; i++) /* point i is u[(7 i) % base]: copies 150 rows apart, shuffled */
+        memcpy(x + i * dim, u + ((7 * i) % base) * dim, sizeof(float) * dim);
+    knn_naive(x, n, x, n, dim, k, ref_idx, ref_dist);
+    knn_blas_params p = KNN_BLAS_DEFAULTS, small = KNN_BLAS_DEFAULTS;
+    small.ref_tile = 64;
+    ck_assert_uint_eq(check_blas_eq_cpu(x, n, x, n, dim, k, &p, ref_idx), 0);
+    ck_assert_uint_eq(check_blas_eq_cpu(x, n, x, n, dim, k, &small, ref_idx), 0);
+    TU_CHECK_OK(knn_cpu_blas(x, n, x, n, dim, k, idx, dist));
+    for (size_t i = 0; i < n; i++) {
+        size_t first = (i % base + base) % base; /* the copies of i are i mod 150 + 0, 150, 300 */
+        for (size_t c = 0; c < 3; c++) {
+            ck_assert_int_eq(idx[i * k + c], (int32_t)(first + c * base));
+            ck_assert(dist[i * k + c] == 0.0f);
+        }
+    }
+    free(u), free(x), free(ref_idx), free(idx), free(ref_dist), free(dist);
+}
+END_TEST
+
+/* Points far from the origin (1000 + [0, 0.01)): |q|^2 + |r|^2 - 2 q.r loses every digit of the
+ * distances to cancellation, so the error bound leaves the candidates inconclusive and knn_cpu
+ * answers (the result still exact); non-finite data goes to knn_cpu whole. */
+START_TEST(test_blas_far_and_nonfinite)
+{
+    const size_t m = 60, n = 200, dim = 16, k = 5;
+    float *q = malloc(sizeof(float) * m * dim), *r = malloc(sizeof(float) * n * dim);
+    tu_fill_uniform_f(q, m * dim, 1000.0f, 1000.01f, 5);
+    tu_fill_uniform_f(r, n * dim, 1000.0f, 1000.01f, 6);
+    knn_blas_params p = KNN_BLAS_DEFAULTS;
+    ck_assert_uint_gt(check_blas_eq_cpu(q, m, r, n, dim, k, &p, NULL), m / 2);
+    ck_assert_uint_gt(check_blas_eq_cpu(r, n, r, n, dim, k, &p, NULL), n / 2);
+    knn_blas_params small = KNN_BLAS_DEFAULTS;
+    small.query_tile = 7, small.ref_tile = 13;
+    ck_assert_uint_gt(check_blas_eq_cpu(q, m, r, n, dim, k, &small, NULL), m / 2);
+    ck_assert_uint_gt(check_blas_eq_cpu(r, n, r, n, dim, k, &small, NULL), n / 2);
+    /* the same shape near the origin: settled by the candidates */
+    tu_fill_uniform_f(q, m * dim, 0.0f, 0.01f, 5);
+    tu_fill_uniform_f(r, n * dim, 0.0f, 0.01f, 6);
+    ck_assert_uint_eq(check_blas_eq_cpu(q, m, r, n, dim, k, &p, NULL), 0);
+    r[3 * dim + 2] = NAN; /* reference 3 is never a neighbour (knn_cpu's rule) */
+    ck_assert_uint_eq(check_blas_eq_cpu(q, m, r, n, dim, k, &p, NULL), m);
+    r[3 * dim + 2] = 1e30f; /* its squared norm overflows float */
+    ck_assert_uint_eq(check_blas_eq_cpu(q, m, r, n, dim, k, &p, NULL), m);
+    free(q), free(r);
+}
+END_TEST
+
+START_TEST(test_blas_edges)
+{
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    int32_t idx[9] = {-7, -7, -7, -7, -7, -7, -7, -7, -7};
+    float dist[9];
+    knn_blas_params p = KNN_BLAS_DEFAULTS;
+    /* no queries: nothing written */
+    ck_assert_int_eq(knn_cpu_blas(x, 0, x, 3, 2, 2, idx, dist), GMM_OK);
+    ck_assert_int_eq(knn_cpu_blas_params(x, 0, x, 3, 2, 2, idx, dist, &p), GMM_OK);
+    for (int i = 0; i < 9; i++) ck_assert_int_eq(idx[i], -7);
+    /* k = n_refs: every reference, nearest first */
+    ck_assert_int_eq(knn_cpu_blas(x, 3, x, 3, 2, 3, idx, dist), GMM_OK);
+    static const int32_t want[9] = {0, 1, 2, 1, 0, 2, 2, 1, 0};
+    for (int i = 0; i < 9; i++) ck_assert_int_eq(idx[i], want[i]);
+    ck_assert(dist[1] == sqrtf(8.0f) && dist[2] == sqrtf(32.0f));
+    /* bad arguments */
+    ck_assert_int_eq(knn_cpu_blas(x, 2, x, 2, 2, 3, idx, dist), GMM_ERR_ARG); /* k > n_refs */
+    ck_assert_int_eq(knn_cpu_blas(x, 2, x, 2, 2, 0, idx, dist), GMM_ERR_ARG);
+    ck_assert_int_eq(knn_cpu_blas(x, 2, x, 2, 0, 1, idx, dist), GMM_ERR_ARG);
+    ck_assert_int_eq(knn_cpu_blas(NULL, 2, x, 2, 2, 1, idx, dist), GMM_ERR_ARG);
+    ck_assert_int_eq(knn_cpu_blas(x, 2, NULL, 2, 2, 1, idx, dist), GMM_ERR_ARG);
+    ck_assert_int_eq(knn_cpu_blas(x, 2, x, 2, 2, 1, NULL, dist), GMM_ERR_ARG);
+    ck_assert_int_eq(knn_cpu_blas(x, 2, x, 2, 2, 1, idx, NULL), GMM_ERR_ARG);
+    ck_assert_int_eq(knn_cpu_blas(x, 0, x, 0, 2, 1, idx, dist), GMM_ERR_ARG); /* no references */
+    ck_assert_int_eq(knn_cpu_blas_params(x, 2, x, 2, 2, 1, idx, dist, NULL), GMM_ERR_ARG);
+    p.query_tile = 0;
+    ck_assert_int_eq(knn_cpu_blas_params(x, 2, x, 2, 2, 1, idx, dist, &p), GMM_ERR_ARG);
+    p.query_tile = 4, p.ref_tile = 0;
+    ck_assert_int_eq(knn_cpu_blas_params(x, 2, x, 2, 2, 1, idx, dist, &p), GMM_ERR_ARG);
+}
+END_TEST
+
 static const knn_case gpu_cases[] = {
     {1, 1, 1, 1},     {1, 1000, 5, 7},   {300, 1, 3, 1},      {129, 131, 257, 20},
     {200, 1000, 784, 33}, {70, 500, 16, 128}, {1000, 3001, 9, 24}, {517, 2049, 130, 8},
@@ -288,6 +494,11 @@ static Suite *knn_suite(void)
     tcase_add_test(tc, test_cpu_vs_naive);
     tcase_add_test(tc, test_cpu_ties);
     tcase_add_test(tc, test_cpu_bad_args);
+    tcase_add_test(tc, test_blas_random);
+    tcase_add_test(tc, test_blas_ties);
+    tcase_add_test(tc, test_blas_duplicates);
+    tcase_add_test(tc, test_blas_far_and_nonfinite);
+    tcase_add_test(tc, test_blas_edges);
     tcase_add_test(tc, test_gpu_vs_cpu);
     tcase_add_test(tc, test_gpu_self);
     tcase_add_test(tc, test_unknown_version);

