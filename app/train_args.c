@@ -8,6 +8,7 @@
 #include "app/cli.h"
 #include "app/gmm_train_args.h"
 #include "models/fit/spectral_init.h"
+#include "models/features/umap.h"
 #include "models/io/model_io.h"
 
 static void usage(FILE *out)
@@ -67,13 +68,15 @@ static void usage(FILE *out)
             "                         log-likelihood tables and plots to DIR\n"
             "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
             "                         fitting; the model records it and gmm-predict applies it\n"
+            "                         (default none; 1 with --space umap; 0: none)\n"
             "  --pca D                fit the mixture to the images' top D principal axes\n"
             "                         (after --blur); the model keeps the projection and\n"
             "                         gmm-predict applies it; pictures stay in pixel space\n"
             "  --whiten               with --pca: scale each axis to unit variance\n"
             "  --space S              pixels (default); umap: fit the mixture in the UMAP\n"
             "                         embedding of the images' kNN graph (the best clusters:\n"
-            "                         no other flag needed; --n-init 10 unless given); or\n"
+            "                         no other flag needed: --n-init 10 and --blur 1 unless\n"
+            "                         given); or\n"
             "                         spectral: in its Laplacian eigenmaps. The model keeps\n"
             "                         what gmm-predict needs to place new images (the\n"
             "                         training images, their coordinates); pictures stay in\n"
@@ -148,7 +151,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
     long long pca_axes = 0;
-    int whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0;
+    int whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0, blur_given = 0;
     long long embed_dims = 0, epochs = 0;
     double min_dist = 0;
     const char *map_path = NULL;
@@ -269,9 +272,10 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             break;
         case OPT_BLUR:
             if (cli_parse_double("--blur", optarg, 0.0, &blur)) return 1;
-            if (!(blur >= GMM_BLUR_SIGMA_MIN) || blur > GMM_BLUR_SIGMA_MAX)
-                return cli_error("--blur must be in [%g, %g], got '%s'", GMM_BLUR_SIGMA_MIN,
-                                 GMM_BLUR_SIGMA_MAX, optarg);
+            if (blur != 0 && (!(blur >= GMM_BLUR_SIGMA_MIN) || blur > GMM_BLUR_SIGMA_MAX))
+                return cli_error("--blur must be 0 (none) or in [%g, %g], got '%s'",
+                                 GMM_BLUR_SIGMA_MIN, GMM_BLUR_SIGMA_MAX, optarg);
+            blur_given = 1;
             break;
         case OPT_CHECKPOINT:
             if (cli_parse_int("--checkpoint", optarg, 1, INT_MAX, &v)) return 1;
@@ -356,6 +360,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         return cli_error("--embed-dims, --min-dist, --epochs and --map belong to --space umap");
     if (umap && !knn_given) opt.knn_neighbors = 15;
     if (umap && !n_init_given) opt.n_init = 10;
+    if (umap && !blur_given) blur = GMM_UMAP_BLUR; /* neighbours by shape, not by stroke position */
     if (k_is_range && init_from)
         return cli_error("--init-from continues one model: it takes one K, not the range -k %d:%d",
                          k_range.k_first, k_range.k_last);

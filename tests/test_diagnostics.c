@@ -371,7 +371,7 @@ START_TEST(test_help_and_bad_values)
     tu_expect_error("--knn-neighbors", "$B/gmm-train %s --knn-neighbors 0", dir);
     tu_expect_error("--knn-neighbors", "$B/gmm-train %s --knn-neighbors 200", dir);
     tu_expect_error("--knn-sample", "$B/gmm-train %s --knn-sample x", dir);
-    tu_expect_error("--blur", "$B/gmm-train %s --blur 0", dir);
+    tu_expect_error("--blur must be 0 (none) or in", "$B/gmm-train %s --blur 0.001", dir);
     tu_expect_error("--blur", "$B/gmm-train %s --blur -1", dir);
     tu_expect_error("--init", "$B/gmm-train %s --init knnn", dir);
     tu_expect_error("--diagnostics", "$B/gmm-train %s --diagnostics ''", dir);

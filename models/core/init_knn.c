@@ -85,7 +85,7 @@ gmm_status gmm_init_knn(const double *X, int64_t n_samples, int dim, int n_compo
         status = knn_cuda_host(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), gpu,
                                nn_index, nn_dist);
     else
-        status = knn_cpu(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), nn_index,
+        status = knn_cpu_blas(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), nn_index,
                          nn_dist);
     if (status != GMM_OK) goto fail;
 

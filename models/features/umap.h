@@ -29,6 +29,10 @@ extern "C" {
 
 #define GMM_UMAP_NEIGHBORS 15 /* umap-learn's n_neighbors */
 #define GMM_UMAP_DIMS 10      /* dimensions of the space the mixture is fitted in */
+/* The blur (sigma, pixels) gmm-train gives images before a umap space unless told otherwise:
+ * neighbours found by shape rather than by exact stroke position (on the MNIST digits, seeds 0-2:
+ * accuracy 0.885 / NMI 0.859 against 0.841 / 0.828 without). */
+#define GMM_UMAP_BLUR 1.0
 
 typedef struct {
     int n_neighbors;   /* k, the point itself counted (0: 15; 2..128) */
