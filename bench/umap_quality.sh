@@ -23,7 +23,7 @@ for s in $seeds; do
   read -r acc nmi < <(grep -m1 '^accuracy' "train$s.txt" | awk '{print $2, $4}')
   fitted=$(grep -m1 '^accuracy .* NMI' "test$s.txt" | awk '{print $2}')
   stored=$(grep -m1 'matching stored at training' "test$s.txt" | awk '{print $2}')
-  secs=$(echo "$t1 - $t0" | bc)
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')
   printf '%-5s %9s %7s %8.2f %12s %11s\n' "$s" "$acc" "$nmi" "$secs" "$stored" "$fitted"
   echo "$acc $nmi $secs $stored $fitted" >> "$sum"
 done
