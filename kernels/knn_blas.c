@@ -103,8 +103,8 @@ static void scan_cols(const float *C, size_t nq, size_t nr, const float *qnorm, 
     const size_t width = (chunks + n_seg - 1) / n_seg * KNN_BLAS_SCAN_CHUNK;
 #pragma omp parallel for schedule(static) if (nq * nr >= KNN_BLAS_PARALLEL_MIN)
     for (size_t s = 0; s < n_seg; s++) {
-        const size_t c0 = s * width;
-        const size_t c1 = nr - c0 < width ? nr : c0 + width;
+        const size_t c0 = s * width; /* past nr for the last segments of many threads */
+        const size_t c1 = c0 + width < nr ? c0 + width : nr;
         for (size_t i = 0; i < nq; i++) {
             const float *row = C + i * nr;
             const float add = qnorm[i];

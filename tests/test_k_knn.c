@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "bench/bench_gpu.h"
 #include "bench/experiments/experiments.h"
@@ -259,6 +262,28 @@ static size_t check_blas_eq_cpu(const float *q, size_t m, const float *r, size_t
     return params ? params->n_direct : 0;
 }
 
+/* Many threads on few columns: the column scan of a self-kNN tile splits its columns into one
+ * segment a thread, and with 16 threads on a tile of 300 columns the last segments start past
+ * the tile (they once wrote past it: "double free or corruption" on a 16-core host). */
+START_TEST(test_blas_many_threads)
+{
+#ifdef _OPENMP
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(16);
+#endif
+    enum { N = 700, DIM = 8, K = 12 };
+    float *r = malloc(sizeof(float) * N * DIM);
+    tu_fill_uniform_f(r, N * DIM, -1.0f, 2.0f, 4242);
+    knn_blas_params p = KNN_BLAS_DEFAULTS;
+    p.query_tile = 256, p.ref_tile = 300;
+    ck_assert_uint_eq(check_blas_eq_cpu(r, N, r, N, DIM, K, &p, NULL), 0);
+#ifdef _OPENMP
+    omp_set_num_threads(before);
+#endif
+    free(r);
+}
+END_TEST
+
 /* Random data: against the naive reference (as knn_cpu is) and equal to knn_cpu, with the
  * default tiles and with small ones that the sizes are no multiples of, self-kNN included; every
  * query is settled by its candidates (none left to knn_cpu). */
@@ -495,6 +520,7 @@ static Suite *knn_suite(void)
     tcase_add_test(tc, test_cpu_ties);
     tcase_add_test(tc, test_cpu_bad_args);
     tcase_add_test(tc, test_blas_random);
+    tcase_add_test(tc, test_blas_many_threads);
     tcase_add_test(tc, test_blas_ties);
     tcase_add_test(tc, test_blas_duplicates);
     tcase_add_test(tc, test_blas_far_and_nonfinite);
