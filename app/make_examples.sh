@@ -2,7 +2,9 @@
 # Regenerates the manual's example pictures (docs/images/*.png, shown by README.md and
 # docs/images.md) from the real MNIST digits:
 # gmm-train on the first LIMIT training images, K = 10, full covariance, --reg-covar 1e-2, seed 0,
-# with --png, --images and --diagnostics, then copies the pictures the manual shows.
+# with --png, --images and --diagnostics, then copies the pictures the manual shows; and
+# gmm-train --space umap on all of them (seed 0, its defaults) for the map of the clusters and
+# its labelled means (map.png, means-umap.png).
 #
 #   app/make_examples.sh [MNIST_DIR]     (or: make examples [MNIST_DIR=...])
 #
@@ -42,4 +44,7 @@ start=$(date +%s)
 for f in loglik_iterations loglik_hist outliers separation mahalanobis_k2; do
   cp "$work/diag/$f.png" "$OUT/"
 done
+say "the umap space on all the images of $data"
+"$BIN/gmm-train" "$data" --space umap --seed 0 -q -o "$work/umap.bin" --png "$OUT/means-umap.png" \
+    --map "$OUT/map.png"
 say "wrote $(ls "$OUT"/*.png | wc -l) pictures to $OUT/ in $(( $(date +%s) - start )) s ($(du -ck "$OUT"/*.png | tail -1 | cut -f1) KB)"
