@@ -127,7 +127,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
     writer w = {buf};
     memcpy(w.p, model_magic, sizeof model_magic);
     w.p += sizeof model_magic;
-    put_u32(&w, GMM_MODEL_VERSION);
+    put_u32(&w, section_bytes ? GMM_MODEL_VERSION : 4u); /* the oldest that holds the model */
     put_u32(&w, DTYPE_FLOAT64);
     put_u32(&w, (uint32_t)m->n_components);
     put_u32(&w, (uint32_t)m->dim);
@@ -413,7 +413,12 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     }
     uint64_t expected = 8 * (k + n_means + 2 * n_stored + n_proj) + sp_bytes;
     /* version 5 on: the tagged sections fill what is left (their decoder checks they do) */
-    if (version >= 5 ? budget < expected + 16 : budget != expected) {
+    if (version >= 5 && budget < expected + 16) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s: truncated (%zu bytes): no room for the sections", path,
+                       size);
+        goto fail;
+    }
+    if (version < 5 && budget != expected) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: %llu trailing bytes after the checksum", path,
                        (unsigned long long)(budget - expected));
         goto fail;

@@ -21,7 +21,8 @@
  * triangle row by row (row i: columns i .. d-1), n = matrices x d (d + 1) / 2, and loading
  * fills in the mirror (covariances) and zeros (factors); half the bytes (49 MB instead of 98 at
  * K = 10, d = 784).
- * Version 4 is version 5 without the sections;
+ * A model with neither a UMAP space nor matched labels is written as version 4: version 5
+ * without the sections, so that older programs read it.
  * version 3 is version 4 without the packed-triangles field (always dense); version 2 also
  * without the six projection and spectral fields and their arrays, version 1 also without the
  * blur sigma; all are still read (as neither, blur sigma 0).

@@ -59,6 +59,9 @@ gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size
         match_len = 4 + 4 * (size_t)m->n_components;
         total += SECTION_HEAD + match_len + pad8(match_len);
     }
+    *bytes = NULL;
+    *n_bytes = 0;
+    if (!u && !m->matched_label) return GMM_OK; /* a version-4 file: no sections */
     unsigned char *buf = malloc(total);
     if (!buf) return gmm_error(GMM_ERR_NOMEM, "out of memory to serialise the model's sections");
     writer w = {buf};

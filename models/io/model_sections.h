@@ -16,7 +16,9 @@
 
 #include "models/model.h"
 
-/* The sections of model (those it has, then the end tag) in one new buffer (free it). */
+/* The sections of model (those it has, then the end tag) in one new buffer (free it); none
+ * (NULL, 0) when it has neither a UMAP space nor matched labels: such a model is written as a
+ * version-4 file, which older programs read too. */
 gmm_status model_sections_encode(const gmm_model *model, unsigned char **bytes, size_t *n_bytes);
 /* Reads the sections in bytes[0 .. n_bytes) into model (its K and dim already set): the UMAP
  * space becomes model->space (GMM_ERR_FORMAT if it has one already), the matching
