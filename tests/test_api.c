@@ -1,12 +1,17 @@
-/* Check suite for libgmm's public interface (include/gmm/gmm.h, models/api/api.c, api_start.c):
- * one EM iteration from given initial parameters against the hand-computed update, the data
- * types and scale against float64, warm starts, model.bin through the handle, the metrics, and
- * the error codes and sentences (a singular covariance names the component and reg_covar). */
+/* Check suite for libgmm's public interface (include/gmm/gmm.h, models/api/api.c, api_start.c,
+ * api_data.c, api_space.c): one EM iteration from given initial parameters against the
+ * hand-computed update, the data types and scale against float64, warm starts, model.bin through
+ * the handle, the metrics, the error codes and sentences (a singular covariance names the
+ * component and reg_covar), and the space "umap": three blobs found in the embedding, new points
+ * placed with their blob, the space through model.bin (bytes kept as images, floats as values)
+ * and its parameters refused out of range. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "include/gmm/gmm.h"
+#include "models/io/model_io.h"
 #include "tests/testutil.h"
 
 static gmm_params *new_params(int k, const char *cov)
@@ -235,6 +240,214 @@ START_TEST(test_errors_have_codes_and_sentences)
 }
 END_TEST
 
+/* ---- space "umap" --------------------------------------------------------------------- */
+
+enum { BLOB_DIM = 12, BLOBS = 3 };
+
+/* n points: point i in blob i % 3, N(0, 1) around a centre 6 units out on axis (i % 3) (as
+ * tests/test_umap.c's blob_points) */
+static double *blob_points(int n, uint64_t seed)
+{
+    double *X = malloc(sizeof(double) * n * BLOB_DIM);
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < BLOB_DIM; c++)
+            X[i * BLOB_DIM + c] = tu_rand_normal(&seed) + (c == i % BLOBS ? 6.0 : 0.0);
+    return X;
+}
+
+/* wrong labels after naming each blob by its first point's component (-1: two blobs share one) */
+static int wrong_blobs(const int32_t *labels, int n, const int32_t *name_of)
+{
+    int32_t name[BLOBS];
+    for (int b = 0; b < BLOBS; b++) name[b] = name_of ? name_of[b] : labels[b];
+    if (name[0] == name[1] || name[1] == name[2] || name[0] == name[2]) return -1;
+    int wrong = 0;
+    for (int i = 0; i < n; i++) wrong += labels[i] != name[i % BLOBS];
+    return wrong;
+}
+
+static gmm_params *umap_params(void)
+{
+    gmm_params *p = new_params(BLOBS, "full");
+    ck_assert_int_eq(gmm_params_set_string(p, "space", "umap"), 0);
+    ck_assert_int_eq(gmm_params_set_int(p, "n_init", 3), 0);
+    ck_assert_int_eq(gmm_params_set_int(p, "random_state", 1), 0);
+    return p;
+}
+
+START_TEST(test_umap_space_finds_the_blobs)
+{
+    enum { N = 600, M = 90 };
+    double *X = blob_points(N, 5), *Y = blob_points(M, 99);
+    gmm_params *p = umap_params();
+    gmm_mixture *m = NULL, *back = NULL;
+    ck_assert_int_eq(gmm_mixture_fit(p, X, N, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, &m), 0);
+    ck_assert_str_eq(gmm_mixture_space(m), "umap");
+    ck_assert_int_eq(gmm_mixture_dim(m), 10); /* embed_dims' default */
+    ck_assert_int_eq(gmm_mixture_input_dim(m), BLOB_DIM);
+    ck_assert_ptr_nonnull(gmm_mixture_embedding(m));
+    /* the training points, placed again, and new points of the same blobs */
+    int32_t train[N], fresh[M], again[M];
+    double ll[M], ll_again[M];
+    ck_assert_int_eq(gmm_mixture_score_samples(m, X, N, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, NULL,
+                                               NULL, train), 0);
+    ck_assert_int_eq(wrong_blobs(train, N, NULL), 0);
+    ck_assert_int_eq(gmm_mixture_score_samples(m, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, ll,
+                                               NULL, fresh), 0);
+    ck_assert_int_eq(wrong_blobs(fresh, M, train), 0);
+    /* score, bic and aic are the mixture's on the placed coordinates */
+    double mean = 0, s, bic, aic;
+    for (int i = 0; i < M; i++) mean += ll[i] / M;
+    ck_assert_int_eq(gmm_mixture_score(m, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, &s), 0);
+    ck_assert_double_le(fabs(s - mean), 1e-9 * (1 + fabs(mean)));
+    const int64_t k = gmm_mixture_n_parameters(m); /* 3 x (10 + 55) + 2 */
+    ck_assert_int_eq(k, 3 * (10 + 55) + 2);
+    ck_assert_int_eq(gmm_mixture_bic(m, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, &bic), 0);
+    ck_assert_int_eq(gmm_mixture_aic(m, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, &aic), 0);
+    ck_assert_double_le(fabs(bic - (-2 * M * s + k * log((double)M))), 1e-6 * fabs(bic));
+    ck_assert_double_le(fabs(aic - (-2 * M * s + 2 * k)), 1e-6 * fabs(aic));
+    /* transform gives the coordinates scored */
+    double *coords = malloc(sizeof(double) * M * 10);
+    ck_assert_int_eq(gmm_mixture_transform(m, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, coords), 0);
+    for (int i = 0; i < M * 10; i++) ck_assert(isfinite(coords[i]));
+
+    /* through model.bin: the same predictions, bit for bit */
+    const char *path = tu_tmp_path("api_umap.bin");
+    ck_assert_int_eq(gmm_mixture_save(m, path), 0);
+    ck_assert_int_eq(gmm_mixture_load(path, &back), 0);
+    ck_assert_str_eq(gmm_mixture_space(back), "umap");
+    ck_assert_int_eq(gmm_mixture_input_dim(back), BLOB_DIM);
+    ck_assert_int_eq(gmm_mixture_score_samples(back, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0,
+                                               ll_again, NULL, again), 0);
+    ck_assert_mem_eq(again, fresh, sizeof fresh);
+    ck_assert_mem_eq(ll_again, ll, sizeof ll);
+
+    /* what a umap model refuses: data of the mixture's dimension, sampling */
+    double S[10 * 2];
+    ck_assert_int_eq(gmm_mixture_score_samples(m, coords, M, 10, GMM_DTYPE_FLOAT64, 1.0, NULL,
+                                               NULL, fresh), GMM_CODE_ERR_ARG);
+    ck_assert_msg(strstr(gmm_last_error(), "12"), "%s", gmm_last_error());
+    ck_assert_int_eq(gmm_mixture_sample(m, 2, 0, S, NULL), GMM_CODE_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(gmm_last_error(), "umap"), "%s", gmm_last_error());
+    free(coords);
+    gmm_mixture_free(m);
+    gmm_mixture_free(back);
+    gmm_params_free(p);
+    free(X);
+    free(Y);
+}
+END_TEST
+
+/* Fits to bytes (scale 1/255: the space keeps the bytes, storage 0) and to floats (the space
+ * keeps them as float32 values, storage 1); both through the file. */
+START_TEST(test_umap_space_keeps_images_or_values)
+{
+    enum { N = 300 };
+    double *X = blob_points(N, 11);
+    uint8_t *bytes = malloc(N * BLOB_DIM);
+    float *xf = malloc(sizeof(float) * N * BLOB_DIM);
+    for (int i = 0; i < N * BLOB_DIM; i++) {
+        const double v = 100 + 15 * X[i];
+        bytes[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        xf[i] = (float)X[i];
+    }
+    gmm_params *p = umap_params();
+    ck_assert_int_eq(gmm_params_set_int(p, "embed_dims", 3), 0);
+    ck_assert_int_eq(gmm_params_set_int(p, "n_neighbors", 10), 0);
+    ck_assert_int_eq(gmm_params_set_int(p, "n_epochs", 200), 0);
+    gmm_mixture *a = NULL, *b = NULL, *a_back = NULL, *b_back = NULL;
+    ck_assert_int_eq(gmm_mixture_fit(p, bytes, N, BLOB_DIM, GMM_DTYPE_UINT8, 1.0 / 255, &a), 0);
+    ck_assert_int_eq(gmm_mixture_fit(p, X, N, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, &b), 0);
+    ck_assert_int_eq(gmm_mixture_dim(a), 3);
+    char pa[512], pb[512]; /* tu_tmp_path's buffer is its own */
+    snprintf(pa, sizeof pa, "%s", tu_tmp_path("api_umap_images.bin"));
+    snprintf(pb, sizeof pb, "%s", tu_tmp_path("api_umap_values.bin"));
+    ck_assert_int_eq(gmm_mixture_save(a, pa), 0);
+    ck_assert_int_eq(gmm_mixture_save(b, pb), 0);
+    gmm_model ma = {0}, mb = {0};
+    TU_CHECK_OK(gmm_model_load(pa, &ma));
+    TU_CHECK_OK(gmm_model_load(pb, &mb));
+    const gmm_umap_space *ua = gmm_space_umap(ma.space), *ub = gmm_space_umap(mb.space);
+    ck_assert_ptr_nonnull(ua);
+    ck_assert_ptr_nonnull(ub);
+    ck_assert_int_eq(gmm_umap_space_storage(ua), GMM_UMAP_KEEPS_IMAGES);
+    ck_assert_ptr_nonnull(ua->images);
+    ck_assert_ptr_null(ua->values);
+    ck_assert_mem_eq(ua->images, bytes, N * BLOB_DIM);
+    ck_assert_int_eq(gmm_umap_space_storage(ub), GMM_UMAP_KEEPS_VALUES);
+    ck_assert_ptr_null(ub->images);
+    ck_assert_mem_eq(ub->values, xf, sizeof(float) * N * BLOB_DIM);
+    ck_assert_int_eq(ua->n_neighbors, 10);
+    ck_assert_int_eq(ub->n_epochs, 200);
+    ck_assert_mem_eq(ub->embedding, gmm_mixture_embedding(b), sizeof(float) * N * 3);
+    /* both models predict the same through the file, and find the blobs */
+    ck_assert_int_eq(gmm_mixture_load(pa, &a_back), 0);
+    ck_assert_int_eq(gmm_mixture_load(pb, &b_back), 0);
+    int32_t la[N], la_back[N], lb[N], lb_back[N];
+    ck_assert_int_eq(gmm_mixture_score_samples(a, bytes, N, BLOB_DIM, GMM_DTYPE_UINT8,
+                                               1.0 / 255, NULL, NULL, la), 0);
+    ck_assert_int_eq(gmm_mixture_score_samples(a_back, bytes, N, BLOB_DIM, GMM_DTYPE_UINT8,
+                                               1.0 / 255, NULL, NULL, la_back), 0);
+    ck_assert_int_eq(gmm_mixture_score_samples(b, xf, N, BLOB_DIM, GMM_DTYPE_FLOAT32, 1.0, NULL,
+                                               NULL, lb), 0);
+    ck_assert_int_eq(gmm_mixture_score_samples(b_back, X, N, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0,
+                                               NULL, NULL, lb_back), 0);
+    ck_assert_mem_eq(la, la_back, sizeof la);
+    ck_assert_mem_eq(lb, lb_back, sizeof lb);
+    ck_assert_int_eq(wrong_blobs(la, N, NULL), 0);
+    ck_assert_int_eq(wrong_blobs(lb, N, NULL), 0);
+    gmm_model_free(&ma);
+    gmm_model_free(&mb);
+    gmm_mixture_free(a);
+    gmm_mixture_free(b);
+    gmm_mixture_free(a_back);
+    gmm_mixture_free(b_back);
+    gmm_params_free(p);
+    free(X);
+    free(bytes);
+    free(xf);
+}
+END_TEST
+
+START_TEST(test_umap_parameters_refused)
+{
+    gmm_params *p = new_params(2, "full");
+    ck_assert_int_eq(gmm_params_set_string(p, "space", "tangent"), GMM_CODE_ERR_ARG);
+    ck_assert_msg(strstr(gmm_last_error(), "pixels, umap"), "%s", gmm_last_error());
+    ck_assert_int_eq(gmm_params_set_int(p, "n_neighbors", 1), GMM_CODE_ERR_ARG);
+    ck_assert_int_eq(gmm_params_set_int(p, "n_neighbors", 129), GMM_CODE_ERR_ARG);
+    ck_assert_int_eq(gmm_params_set_int(p, "embed_dims", 0), GMM_CODE_ERR_ARG);
+    ck_assert_int_eq(gmm_params_set_int(p, "embed_dims", 101), GMM_CODE_ERR_ARG);
+    ck_assert_int_eq(gmm_params_set_int(p, "n_epochs", -1), GMM_CODE_ERR_ARG);
+    ck_assert_int_eq(gmm_params_set_double(p, "min_dist", 2), GMM_CODE_ERR_ARG);
+    ck_assert_msg(strstr(gmm_last_error(), "min_dist=2 must be in 0..1"), "%s", gmm_last_error());
+    ck_assert_int_eq(gmm_params_set_double(p, "min_dist", -0.1), GMM_CODE_ERR_ARG);
+    ck_assert_int_eq(gmm_params_set_double(p, "min_dist", 0.5), 0);
+    ck_assert_int_eq(gmm_params_set_string(p, "space", "pixels"), 0);
+    /* too few samples for the graph: the embedding's sentence */
+    ck_assert_int_eq(gmm_params_set_string(p, "space", "umap"), 0);
+    double *X = blob_points(12, 3);
+    gmm_mixture *m = NULL;
+    ck_assert_int_eq(gmm_mixture_fit(p, X, 12, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, &m),
+                     GMM_CODE_ERR_ARG);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(gmm_last_error(), "umap embedding: 12 images, 15 neighbours"), "%s",
+                  gmm_last_error());
+    /* transform needs a umap model */
+    ck_assert_int_eq(gmm_params_set_string(p, "space", "pixels"), 0);
+    ck_assert_int_eq(gmm_mixture_fit(p, X, 12, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, &m), 0);
+    ck_assert_str_eq(gmm_mixture_space(m), "pixels");
+    ck_assert_int_eq(gmm_mixture_input_dim(m), BLOB_DIM);
+    ck_assert_ptr_null(gmm_mixture_embedding(m));
+    double coords[12 * 10];
+    ck_assert_int_eq(gmm_mixture_transform(m, X, 12, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0, coords),
+                     GMM_CODE_ERR_ARG);
+    gmm_mixture_free(m);
+    gmm_params_free(p);
+    free(X);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -245,6 +458,9 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_warm_start_equals_longer_fit);
     tcase_add_test(tc, test_save_load_and_metrics);
     tcase_add_test(tc, test_errors_have_codes_and_sentences);
+    tcase_add_test(tc, test_umap_space_finds_the_blobs);
+    tcase_add_test(tc, test_umap_space_keeps_images_or_values);
+    tcase_add_test(tc, test_umap_parameters_refused);
     suite_add_tcase(s, tc);
     return s;
 }

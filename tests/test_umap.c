@@ -1,14 +1,16 @@
 /* Check suite for the UMAP space (models/features/umap.h, umap_space.h) and its place in the
  * model file (models/io/model_sections.h): three blobs embedded, fitted and found again; the same
  * seed giving the same embedding bit for bit and another seed another; new points placed with
- * their blob; the space and the matched labels through save and load, and the sections' decoder
- * refusing forged sections; on a GPU the same run deterministic there and the blobs found. */
+ * their blob; a space made without images keeping the float data (values); the space (images or
+ * values) and the matched labels through save and load, and the sections' decoder refusing
+ * forged sections; on a GPU the same run deterministic there and the blobs found. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/core/em.h"
+#include "models/core/pixel_means.h"
 #include "models/core/score.h"
 #include "models/features/umap.h"
 #include "models/io/model_io.h"
@@ -89,6 +91,7 @@ START_TEST(blobs_found_and_reproduced)
     ck_assert_double_le(fabs(s->a - 1.9328084), 1e-4); /* min_dist 0, spread 1 (scipy) */
     ck_assert_double_le(fabs(s->b - 0.7904950), 1e-4);
     ck_assert_int_eq(memcmp(s->images, bytes, (size_t)N * DIM), 0);
+    ck_assert_ptr_null(s->values);
     TU_CHECK_OK(gmm_umap_space_check(s, 3));
     int labels[N];
     gmm_model m = {0};
@@ -111,6 +114,24 @@ START_TEST(blobs_found_and_reproduced)
     ck_assert_int_ne(memcmp(other->embedding, s->embedding, sizeof(float) * N * 3), 0);
     gmm_umap_space_free(again);
     gmm_umap_space_free(other);
+    /* without images the space keeps X itself; the embedding does not depend on what is kept */
+    const gmm_umap_options vo = {.n_neighbors = 10, .n_dims = 3, .map_dims = 2, .seed = 7,
+                                 .n_epochs = 200};
+    gmm_umap_space *kept = NULL;
+    TU_CHECK_OK(gmm_umap_embed(X, N, DIM, NULL, &vo, NULL, &kept, NULL));
+    ck_assert_ptr_null(kept->images);
+    ck_assert_int_eq(gmm_umap_space_storage(kept), GMM_UMAP_KEEPS_VALUES);
+    ck_assert_int_eq(memcmp(kept->values, X, sizeof(float) * N * DIM), 0);
+    ck_assert_int_eq(memcmp(kept->embedding, s->embedding, sizeof(float) * N * 3), 0);
+    TU_CHECK_OK(gmm_umap_space_check(kept, 3));
+    gmm_umap_space *kept_copy = NULL;
+    TU_CHECK_OK(gmm_umap_space_copy(kept, &kept_copy));
+    ck_assert_ptr_null(kept_copy->images);
+    ck_assert_int_eq(memcmp(kept_copy->values, X, sizeof(float) * N * DIM), 0);
+    kept_copy->values[5] = NAN; /* a loaded space's values must be finite */
+    ck_assert_int_eq(gmm_umap_space_check(kept_copy, 3), GMM_ERR_FORMAT);
+    gmm_umap_space_free(kept);
+    gmm_umap_space_free(kept_copy);
 
     /* new points of the same blobs are placed with them */
     enum { M = 90 };
@@ -164,8 +185,8 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
-/* A small model with a umap space and matched labels. */
-static void small_umap_model(gmm_model *m)
+/* A small model with a umap space (keeping images or values) and matched labels. */
+static void small_umap_model(gmm_model *m, gmm_umap_storage storage)
 {
     TU_CHECK_OK(gmm_model_alloc(m, 2, 2, GMM_COV_DIAG));
     m->weights[0] = m->weights[1] = 0.5;
@@ -175,12 +196,15 @@ static void small_umap_model(gmm_model *m)
         m->precisions_cholesky[i] = 1;
     }
     gmm_umap_space *u = NULL;
-    TU_CHECK_OK(gmm_umap_space_alloc(5, 3, 2, 2, 2, &u));
+    TU_CHECK_OK(gmm_umap_space_alloc(5, 3, 2, 2, 2, storage, &u));
     *u = (gmm_umap_space){.n_train = 5, .input_dim = 3, .n_neighbors = 2, .n_dims = 2,
                           .map_dims = 2, .n_epochs = 200, .min_dist = 0, .spread = 1,
                           .a = 1.8956, .b = 0.8006, .seed = 42, .images = u->images,
-                          .embedding = u->embedding, .map = u->map};
-    for (int i = 0; i < 15; i++) u->images[i] = (uint8_t)(17 * i);
+                          .values = u->values, .embedding = u->embedding, .map = u->map};
+    for (int i = 0; i < 15; i++) {
+        if (u->images) u->images[i] = (uint8_t)(17 * i);
+        else u->values[i] = 0.125f * i - 0.7f;
+    }
     for (int i = 0; i < 10; i++) {
         u->embedding[i] = 0.25f * i - 1;
         u->map[i] = 3.5f - i;
@@ -196,7 +220,7 @@ static void small_umap_model(gmm_model *m)
 START_TEST(space_through_the_file)
 {
     gmm_model m = {0}, back = {0}, copy = {0};
-    small_umap_model(&m);
+    small_umap_model(&m, GMM_UMAP_KEEPS_IMAGES);
     const char *path = tu_tmp_path("umap_model.bin");
     TU_CHECK_OK(gmm_model_save(path, &m));
     TU_CHECK_OK(gmm_model_load(path, &back));
@@ -208,6 +232,7 @@ START_TEST(space_through_the_file)
     ck_assert_int_eq(b->n_epochs, 200);
     ck_assert(b->seed == 42 && b->a == a->a && b->b == a->b && b->spread == 1);
     ck_assert_int_eq(memcmp(a->images, b->images, 15), 0);
+    ck_assert_ptr_null(b->values);
     ck_assert_int_eq(memcmp(a->embedding, b->embedding, 10 * sizeof(float)), 0);
     ck_assert_int_eq(memcmp(a->map, b->map, 10 * sizeof(float)), 0);
     ck_assert_ptr_nonnull(back.matched_label);
@@ -234,11 +259,62 @@ START_TEST(space_through_the_file)
 }
 END_TEST
 
+/* A space that keeps float values: storage 1 in the file, the values back bit for bit; and the
+ * images' file stays as it was (storage 0, the bytes padded to 8). */
+START_TEST(values_through_the_file)
+{
+    gmm_model m = {0}, back = {0}, copy = {0};
+    small_umap_model(&m, GMM_UMAP_KEEPS_VALUES);
+    unsigned char *bytes = NULL;
+    size_t n = 0;
+    TU_CHECK_OK(model_sections_encode(&m, &bytes, &n));
+    /* head 16, then k, q, n (8), d, map, epochs: the storage field at 16 + 28 */
+    ck_assert_int_eq(bytes[16 + 28], 1);
+    /* the section: 72 fixed + 15 values x 4 (60, padded to 64) + 5 x (2 + 2) x 4 = 216 */
+    ck_assert_int_eq(bytes[8], 216);
+    free(bytes);
+    const char *path = tu_tmp_path("umap_values.bin");
+    TU_CHECK_OK(gmm_model_save(path, &m));
+    TU_CHECK_OK(gmm_model_load(path, &back));
+    const gmm_umap_space *a = gmm_space_umap(m.space), *b = gmm_space_umap(back.space);
+    ck_assert_ptr_null(b->images);
+    ck_assert_int_eq(gmm_umap_space_storage(b), GMM_UMAP_KEEPS_VALUES);
+    ck_assert_int_eq(memcmp(a->values, b->values, 15 * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(a->embedding, b->embedding, 10 * sizeof(float)), 0);
+    TU_CHECK_OK(gmm_model_copy(&copy, &back));
+    ck_assert_int_eq(memcmp(gmm_space_umap(copy.space)->values, a->values, 15 * sizeof(float)), 0);
+    /* the pixel means of a values space: the responsibility-weighted values (not / 255) */
+    double means[2 * 3], coords[5 * 2], proba[5 * 2];
+    TU_CHECK_OK(gmm_model_pixel_means(&back, means));
+    for (int i = 0; i < 10; i++) coords[i] = a->embedding[i];
+    TU_CHECK_OK(gmm_score_samples(&back, coords, 5, GMM_DEVICE_CPU, NULL, proba, NULL));
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 3; j++) {
+            double num = 0, den = 0;
+            for (int i = 0; i < 5; i++) {
+                num += proba[i * 2 + k] * a->values[i * 3 + j];
+                den += proba[i * 2 + k];
+            }
+            ck_assert_double_eq_tol(means[k * 3 + j], num / den, 1e-9);
+        }
+    gmm_model_free(&m);
+    gmm_model_free(&back);
+    gmm_model_free(&copy);
+    /* an images space: storage 0 and the layout of before */
+    small_umap_model(&m, GMM_UMAP_KEEPS_IMAGES);
+    TU_CHECK_OK(model_sections_encode(&m, &bytes, &n));
+    ck_assert_int_eq(bytes[16 + 28], 0);
+    ck_assert_int_eq(bytes[8], 72 + 16 + 80); /* 15 bytes padded to 16 */
+    free(bytes);
+    gmm_model_free(&m);
+}
+END_TEST
+
 /* The decoder on forged section lists (the CRC would catch an accident; these are forgeries). */
 START_TEST(forged_sections_refused)
 {
     gmm_model m = {0}, target = {0};
-    small_umap_model(&m);
+    small_umap_model(&m, GMM_UMAP_KEEPS_IMAGES);
     unsigned char *bytes = NULL;
     size_t n = 0;
     TU_CHECK_OK(model_sections_encode(&m, &bytes, &n));
@@ -254,6 +330,8 @@ START_TEST(forged_sections_refused)
         {8, 0xff, "does not fit"},       /* its length */
         {16 + 12, 0x01, "invalid umap"}, /* the image count's high bytes */
         {16 + 8, 0x00, "invalid umap"},  /* zero images */
+        {16 + 28, 0x02, "storage is 2"}, /* neither images nor values */
+        {16 + 28, 0x01, "length"},       /* values where the images' bytes are */
     };
     for (size_t f = 0; f < sizeof forgeries / sizeof forgeries[0]; f++) {
         unsigned char *forged = malloc(n);
@@ -321,6 +399,7 @@ static Suite *umap_suite(void)
     tcase_add_test(tc, blobs_found_and_reproduced);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, space_through_the_file);
+    tcase_add_test(tc, values_through_the_file);
     tcase_add_test(tc, forged_sections_refused);
     tcase_add_test(tc, gpu_deterministic_and_blobs);
     suite_add_tcase(s, tc);

@@ -10,7 +10,13 @@
  * Data: n_samples x dim, row-major, one of GMM_DTYPE_FLOAT64 / FLOAT32 / UINT8, each value
  * multiplied by `scale` (1.0 for none; 1/255.0 maps bytes onto [0, 1]). The library computes in
  * float64: other dtypes or a scale other than 1 are converted into a float64 copy first (float64
- * data with scale 1 is used in place). */
+ * data with scale 1 is used in place).
+ *
+ * Space: the mixture is fitted in the data itself ("pixels", the default) or in the data's UMAP
+ * embedding ("umap": umap-learn's algorithm, as gmm-train --space umap). A umap model keeps its
+ * training data and their coordinates (model.bin keeps them too); it takes data of the training
+ * data's feature count, places each sample in the embedding (umap-learn's transform) and scores
+ * the coordinates. */
 #ifndef GMM_PUBLIC_GMM_H
 #define GMM_PUBLIC_GMM_H
 
@@ -63,6 +69,16 @@ const char *gmm_code_name(int code);
  *   gmm_params_set_string: covariance_type (full, tied, diag, spherical), init_params (kmeans,
  *                          k-means++, random, random_from_data, knn), device (auto, cpu, gpu),
  *                          precision (fp64, fp32, tf32)
+ * and the space (umap-learn's names; the umap ones are ignored for "pixels"):
+ *   gmm_params_set_string: space (pixels, umap; default pixels)
+ *   gmm_params_set_int:    n_neighbors (2..128, default 15: the point itself counted),
+ *                          embed_dims (1..100, default 10: the mixture's dimension),
+ *                          n_epochs (0..100000, default 0: 500 up to 10000 samples, 200 above)
+ *   gmm_params_set_double: min_dist (0..1, default 0: packed clusters)
+ * The embedding uses random_state as its seed and runs on the fit's device (the GPU when
+ * device is auto or gpu and one is there); the same data, seed and device give the same
+ * embedding. In a umap space the clusters are found far more often from several starts:
+ * consider n_init 10 (the default stays 1).
  * An unknown name or a value out of range is GMM_CODE_ERR_ARG. */
 int gmm_params_new(gmm_params **params);
 void gmm_params_free(gmm_params *params); /* accepts NULL */
@@ -73,16 +89,18 @@ int gmm_params_set_string(gmm_params *params, const char *name, const char *valu
 /* Initial parameters (copied; NULL clears), as scikit-learn's weights_init (K), means_init
  * (K x dim) and precisions_init (the precision matrices, not their factors: full K x dim x dim,
  * tied dim x dim, diag K x dim, spherical K; `count` doubles; symmetric within scikit-learn's
- * tolerance |a - b| <= 1e-8 + 1e-5 |b|, the lower triangle is used). What is not given comes from
- * responsibilities: the hard assignment of each sample to its nearest initial mean when
- * means_init is given, else those of init_params. Shapes are checked against the data and the
- * parameters at fit time. */
+ * tolerance |a - b| <= 1e-8 + 1e-5 |b|, the lower triangle is used); dim is the mixture's,
+ * embed_dims in a umap space. What is not given comes from responsibilities: the hard
+ * assignment of each sample to its nearest initial mean when means_init is given, else those of
+ * init_params. Shapes are checked against the data and the parameters at fit time. */
 int gmm_params_set_weights_init(gmm_params *params, const double *weights, int n_components);
 int gmm_params_set_means_init(gmm_params *params, const double *means, int n_components,
                               int dim);
 int gmm_params_set_precisions_init(gmm_params *params, const double *precisions, size_t count);
 /* A warm start (scikit-learn's warm_start): EM continues from start's parameters (which must
- * stay alive until the fit returns; NULL clears). Takes precedence over the *_init arrays. */
+ * stay alive until the fit returns; NULL clears). Takes precedence over the *_init arrays. In a
+ * umap space the data is embedded again first (the same data and random_state give the same
+ * embedding on the same device). */
 int gmm_params_set_start(gmm_params *params, const gmm_mixture *start);
 
 /* Called after every EM iteration of a fit (from the fitting thread): the initialisation's
@@ -95,7 +113,9 @@ int gmm_params_set_progress(gmm_params *params, gmm_progress_callback callback, 
 /* ---- fit, score, sample -----------------------------------------------------------------
  * Fits a model to X (n_samples x dim), the best of n_init runs; *model is a new handle (free
  * it with gmm_mixture_free). A model scores on the device its fit used (see
- * gmm_mixture_set_device). */
+ * gmm_mixture_set_device). Space umap: X is embedded first (GMM_CODE_ERR_ARG, from the
+ * embedding, for fewer samples than n_neighbors + 2 or than embed_dims + 2); the model keeps
+ * X's bytes when X is uint8 with scale 1/255, else X (scaled) as float32. */
 int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, int dim,
                     int dtype, double scale, gmm_mixture **model);
 void gmm_mixture_free(gmm_mixture *model); /* accepts NULL */
@@ -103,7 +123,11 @@ void gmm_mixture_free(gmm_mixture *model); /* accepts NULL */
 int gmm_mixture_set_device(gmm_mixture *model, const char *device);
 
 /* Per-sample log p(x_i) (score_samples, n_samples values), responsibilities (predict_proba,
- * n_samples x K) and most likely component (predict, n_samples); any output may be NULL. */
+ * n_samples x K) and most likely component (predict, n_samples); any output may be NULL.
+ * Here and in score, bic and aic, dim must be gmm_mixture_input_dim; a umap model places the
+ * samples in its embedding first (deterministic) and scores their coordinates (log p of the
+ * coordinates, so bic and aic count the mixture's parameters in the embedding). A umap model
+ * loaded from a gmm-train file fitted on blurred images (--blur) is GMM_CODE_ERR_UNSUPPORTED. */
 int gmm_mixture_score_samples(const gmm_mixture *model, const void *X, int64_t n_samples,
                               int dim, int dtype, double scale, double *log_likelihood,
                               double *proba, int32_t *labels);
@@ -115,9 +139,15 @@ int gmm_mixture_bic(const gmm_mixture *model, const void *X, int64_t n_samples, 
 int gmm_mixture_aic(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
                     int dtype, double scale, double *aic);
 /* Draws n_samples into X (n_samples x dim float64) and their components into labels (may be
- * NULL), deterministically from seed. */
+ * NULL), deterministically from seed. A umap model cannot be sampled (its embedding has no way
+ * back to the data): GMM_CODE_ERR_UNSUPPORTED. */
 int gmm_mixture_sample(const gmm_mixture *model, int64_t n_samples, uint64_t seed, double *X,
                        int32_t *labels);
+/* A umap model's coordinates of X's samples (umap-learn's transform), n_samples x
+ * gmm_mixture_dim float64, the places the scoring functions score; GMM_CODE_ERR_ARG for a
+ * model of another space. */
+int gmm_mixture_transform(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
+                          int dtype, double scale, double *coords);
 
 /* model.bin, the programs' model file (gmm-train writes it, gmm-predict reads it). */
 int gmm_mixture_save(const gmm_mixture *model, const char *path);
@@ -125,7 +155,18 @@ int gmm_mixture_load(const char *path, gmm_mixture **model);
 
 /* ---- the fitted parameters (scikit-learn's attributes), valid while the handle lives ----- */
 int gmm_mixture_n_components(const gmm_mixture *model);
+/* The mixture's dimension d (of the means and covariances): embed_dims for a umap model. */
 int gmm_mixture_dim(const gmm_mixture *model);
+/* The features per sample the scoring functions take: the training data's for a umap model,
+ * else gmm_mixture_dim (a gmm-train file with a PCA or spectral space is scored on its
+ * coordinates). */
+int gmm_mixture_input_dim(const gmm_mixture *model);
+/* The space the mixture was fitted in: "pixels", "umap" (or, in a gmm-train file, "pca",
+ * "spectral"). */
+const char *gmm_mixture_space(const gmm_mixture *model);
+/* A umap model's training samples' coordinates (umap-learn's embedding_),
+ * gmm_mixture_n_train_samples x gmm_mixture_dim float32; NULL for other models. */
+const float *gmm_mixture_embedding(const gmm_mixture *model);
 const char *gmm_mixture_covariance_type(const gmm_mixture *model); /* "full", ... */
 /* Doubles in the covariances and precisions_cholesky arrays: full K*d*d, tied d*d, diag K*d,
  * spherical K. */

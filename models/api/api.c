@@ -1,5 +1,6 @@
 /* libgmm's public interface (include/gmm/gmm.h) over the internal model: opaque handles, fit
- * parameters by name, data in float64/float32/uint8 with a scale, and "CODE: detail" errors. */
+ * parameters by name, data in float64/float32/uint8 with a scale (api_data.h), the space the
+ * mixture is fitted in (api_space.h), and "CODE: detail" errors. */
 #include "include/gmm/gmm.h"
 
 #include <math.h>
@@ -8,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/api/api_data.h"
+#include "models/api/api_space.h"
 #include "models/api/api_start.h"
+#include "models/backend/backend.h"
 #include "models/fit/spectral_init.h"
 #include "models/core/em.h"
 #include "models/core/score.h"
@@ -36,6 +40,7 @@ struct gmm_mixture {
 
 struct gmm_params {
     gmm_options options;
+    gmm_api_space space;
     double *weights_init, *means_init, *precisions_init;
     size_t n_weights, n_means, n_precisions;
     const gmm_mixture *start;
@@ -94,63 +99,6 @@ static int fail_arg(const char *fmt, ...)
     return finish(gmm_error(GMM_ERR_ARG, "%s", msg));
 }
 
-/* ---- data in ---------------------------------------------------------------------------- */
-
-/* X as float64: in place for float64 with scale 1, else a converted copy in *owned. Every value
- * must be finite. */
-static gmm_status as_float64(const void *X, int64_t n, int dim, int dtype, double scale,
-                             const double **out, double **owned)
-{
-    *out = NULL;
-    *owned = NULL;
-    if (!X) return gmm_error(GMM_ERR_ARG, "the data pointer is NULL");
-    if (n < 1 || dim < 1)
-        return gmm_error(GMM_ERR_ARG, "the data has %lld samples of %d features; both must be "
-                         ">= 1", (long long)n, dim);
-    if (!isfinite(scale) || scale == 0)
-        return gmm_error(GMM_ERR_ARG, "scale=%g must be finite and not 0", scale);
-    if (dtype != GMM_DTYPE_FLOAT64 && dtype != GMM_DTYPE_FLOAT32 && dtype != GMM_DTYPE_UINT8)
-        return gmm_error(GMM_ERR_ARG, "unknown dtype %d (float64 0, float32 1, uint8 2)", dtype);
-    size_t count = (size_t)n * (size_t)dim;
-    if (count / (size_t)dim != (size_t)n || count > SIZE_MAX / sizeof(double))
-        return gmm_error(GMM_ERR_ARG, "%lld x %d values do not fit in memory", (long long)n, dim);
-    int64_t bad = -1;
-    if (dtype == GMM_DTYPE_FLOAT64 && scale == 1.0) {
-        const double *x = X;
-        for (size_t i = 0; i < count && bad < 0; i++)
-            if (!isfinite(x[i])) bad = (int64_t)i;
-        if (bad >= 0) goto not_finite;
-        *out = x;
-        return GMM_OK;
-    }
-    double *copy = malloc(sizeof(double) * count);
-    if (!copy)
-        return gmm_error(GMM_ERR_NOMEM, "out of memory converting %lld x %d values to float64",
-                         (long long)n, dim);
-    if (dtype == GMM_DTYPE_FLOAT64) {
-        const double *x = X;
-        for (size_t i = 0; i < count; i++) copy[i] = x[i] * scale;
-    } else if (dtype == GMM_DTYPE_FLOAT32) {
-        const float *x = X;
-        for (size_t i = 0; i < count; i++) copy[i] = (double)x[i] * scale;
-    } else {
-        const uint8_t *x = X;
-        for (size_t i = 0; i < count; i++) copy[i] = (double)x[i] * scale;
-    }
-    for (size_t i = 0; i < count && bad < 0; i++)
-        if (!isfinite(copy[i])) bad = (int64_t)i;
-    if (bad >= 0) {
-        free(copy);
-        goto not_finite;
-    }
-    *out = copy;
-    *owned = copy;
-    return GMM_OK;
-not_finite:
-    return gmm_error(GMM_ERR_NUMERIC, "the data holds a NaN or infinite value (sample %lld, "
-                     "feature %lld)", (long long)(bad / dim), (long long)(bad % dim));
-}
-
 /* ---- parameters ------------------------------------------------------------------------- */
 
 int gmm_params_new(gmm_params **params)
@@ -159,6 +107,7 @@ int gmm_params_new(gmm_params **params)
     *params = calloc(1, sizeof **params);
     if (!*params) return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for the parameters"));
     gmm_options_default(&(*params)->options);
+    gmm_api_space_default(&(*params)->space);
     return finish(GMM_OK);
 }
 
@@ -187,13 +136,17 @@ int gmm_params_set_int(gmm_params *params, const char *name, long long value)
     if (!strcmp(name, "max_iter")) return int_in_range(name, value, 1, 1 << 30, &o->max_iter);
     if (!strcmp(name, "n_init")) return int_in_range(name, value, 1, 1 << 20, &o->n_init);
     if (!strcmp(name, "verbose")) return int_in_range(name, value, 0, 10, &o->verbose);
+    gmm_api_space *sp = &params->space;
+    if (!strcmp(name, "n_neighbors")) return int_in_range(name, value, 2, 128, &sp->n_neighbors);
+    if (!strcmp(name, "embed_dims")) return int_in_range(name, value, 1, 100, &sp->embed_dims);
+    if (!strcmp(name, "n_epochs")) return int_in_range(name, value, 0, 100000, &sp->n_epochs);
     if (!strcmp(name, "random_state")) {
         if (value < 0) return fail_arg("random_state=%lld must be >= 0", value);
         o->seed = (uint64_t)value;
         return finish(GMM_OK);
     }
     return fail_arg("unknown integer parameter '%s' (n_components, max_iter, n_init, "
-                    "random_state, verbose)", name);
+                    "random_state, verbose, n_neighbors, embed_dims, n_epochs)", name);
 }
 
 int gmm_params_set_double(gmm_params *params, const char *name, double value)
@@ -203,7 +156,9 @@ int gmm_params_set_double(gmm_params *params, const char *name, double value)
         return fail_arg("%s=%g must be a finite number >= 0", name, value);
     if (!strcmp(name, "tol")) params->options.tol = value;
     else if (!strcmp(name, "reg_covar")) params->options.reg_covar = value;
-    else return fail_arg("unknown real parameter '%s' (tol, reg_covar)", name);
+    else if (!strcmp(name, "min_dist") && value <= 1) params->space.min_dist = value;
+    else if (!strcmp(name, "min_dist")) return fail_arg("min_dist=%g must be in 0..1", value);
+    else return fail_arg("unknown real parameter '%s' (tol, reg_covar, min_dist)", name);
     return finish(GMM_OK);
 }
 
@@ -234,9 +189,13 @@ int gmm_params_set_string(gmm_params *params, const char *name, const char *valu
             return fail_arg("precision '%s' is not one of fp64, fp32, tf32", value);
     } else if (!strcmp(name, "device")) {
         return parse_device(value, &o->device);
+    } else if (!strcmp(name, "space")) {
+        if (strcmp(value, "pixels") && strcmp(value, "umap"))
+            return fail_arg("space '%s' is not one of pixels, umap", value);
+        params->space.umap = !strcmp(value, "umap");
     } else {
         return fail_arg("unknown text parameter '%s' (covariance_type, init_params, device, "
-                        "precision)", name);
+                        "precision, space)", name);
     }
     return finish(GMM_OK);
 }
@@ -307,10 +266,24 @@ int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, 
     double *owned = NULL;
     gmm_model start = {0};
     gmm_mixture *m = NULL;
+    gmm_umap_space *umap = NULL;
+    gmm_gpu *gpu = NULL;
     gmm_options o = params->options;
     gmm_options_plug_fitted_init(&o);
-    gmm_status status = as_float64(X, n_samples, dim, dtype, scale, &x, &owned);
-    if (status != GMM_OK) goto fail;
+    gmm_status status;
+    if (params->space.umap) { /* the mixture in the data's UMAP embedding */
+        if ((status = gmm_options_validate(&o, n_samples, dim)) != GMM_OK ||
+            (status = gmm_device_open(o.device, &gpu, NULL)) != GMM_OK ||
+            (status = gmm_api_umap_embed(X, n_samples, dim, dtype, scale, &params->space, o.seed,
+                                         gpu, &umap, &owned)) != GMM_OK)
+            goto fail;
+        x = owned;
+        dim = umap->n_dims;
+        o.gpu = gpu;
+    } else if ((status = gmm_api_as_float64(X, n_samples, dim, dtype, scale, &x, &owned)) !=
+               GMM_OK) {
+        goto fail;
+    }
     if ((status = gmm_options_validate(&o, n_samples, dim)) != GMM_OK) goto fail;
     if (params->start) {
         o.init_model = &params->start->model;
@@ -330,11 +303,18 @@ int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, 
     }
     m->device = o.device;
     if ((status = gmm_fit(x, n_samples, dim, &o, &m->model)) != GMM_OK) goto fail;
+    if (umap) {
+        status = gmm_feature_space_from_umap(umap, &m->model.space); /* owns it, or frees it */
+        umap = NULL;
+        if (status != GMM_OK) goto fail;
+    }
     *model = m;
     m = NULL;
 fail:
     gmm_mixture_free(m);
     gmm_model_free(&start);
+    gmm_umap_space_free(umap);
+    gmm_gpu_destroy(gpu);
     free(owned);
     return finish(status);
 }
@@ -352,15 +332,46 @@ int gmm_mixture_set_device(gmm_mixture *model, const char *device)
     return parse_device(device, &model->device);
 }
 
-/* Data checked and converted for scoring against the model's features. */
+/* The features per sample the scoring functions take: a umap space's inputs (the data is
+ * placed in it), else the mixture's own (a model file with a PCA or spectral space from
+ * gmm-train is scored on its coordinates, as before). */
+static int scoring_dim(const gmm_model *m)
+{
+    return gmm_space_umap(m->space) ? gmm_model_input_dim(m) : m->dim;
+}
+
+/* Data checked and converted for scoring against the model's features: float64 rows of the
+ * model's dim (a umap model's placed in its space). */
 static gmm_status scoring_data(const gmm_mixture *model, const void *X, int64_t n, int dim,
                                int dtype, double scale, const double **x, double **owned)
 {
+    *x = NULL;
+    *owned = NULL;
     if (!model) return gmm_error(GMM_ERR_ARG, "the model handle is NULL");
-    if (dim != model->model.dim)
+    if (dim != scoring_dim(&model->model))
         return gmm_error(GMM_ERR_ARG, "the data has %d features per sample but the model was "
-                         "fitted on %d", dim, model->model.dim);
-    return as_float64(X, n, dim, dtype, scale, x, owned);
+                         "fitted on %d", dim, scoring_dim(&model->model));
+    if (!gmm_space_umap(model->model.space))
+        return gmm_api_as_float64(X, n, dim, dtype, scale, x, owned);
+    gmm_status st = gmm_api_umap_place(&model->model, X, n, dim, dtype, scale, model->device,
+                                       owned);
+    *x = *owned;
+    return st;
+}
+
+int gmm_mixture_transform(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
+                          int dtype, double scale, double *coords)
+{
+    if (!model || !coords) return fail_arg("gmm_mixture_transform: model or output is NULL");
+    if (!gmm_space_umap(model->model.space))
+        return fail_arg("transform needs a model fitted with space umap (this one: %s)",
+                        gmm_feature_space_name(model->model.space));
+    const double *x;
+    double *owned;
+    gmm_status status = scoring_data(model, X, n_samples, dim, dtype, scale, &x, &owned);
+    if (status == GMM_OK) memcpy(coords, x, sizeof(double) * (size_t)n_samples * model->model.dim);
+    free(owned);
+    return finish(status);
 }
 
 int gmm_mixture_score_samples(const gmm_mixture *model, const void *X, int64_t n_samples,
@@ -418,6 +429,10 @@ int gmm_mixture_sample(const gmm_mixture *model, int64_t n_samples, uint64_t see
 {
     if (!model || !X) return fail_arg("gmm_mixture_sample: model or output is NULL");
     if (n_samples < 1) return fail_arg("n_samples=%lld must be >= 1", (long long)n_samples);
+    if (gmm_space_umap(model->model.space))
+        return finish(gmm_error(GMM_ERR_UNSUPPORTED, "the model was fitted in a umap space, "
+                                "which has no way back from its coordinates to the data: it "
+                                "cannot be sampled"));
     return finish(gmm_sample(&model->model, n_samples, seed, X, (int *)labels));
 }
 
@@ -445,6 +460,16 @@ int gmm_mixture_load(const char *path, gmm_mixture **model)
 
 int gmm_mixture_n_components(const gmm_mixture *m) { return m ? m->model.n_components : 0; }
 int gmm_mixture_dim(const gmm_mixture *m) { return m ? m->model.dim : 0; }
+int gmm_mixture_input_dim(const gmm_mixture *m) { return m ? scoring_dim(&m->model) : 0; }
+const char *gmm_mixture_space(const gmm_mixture *m)
+{
+    return m ? gmm_feature_space_name(m->model.space) : "";
+}
+const float *gmm_mixture_embedding(const gmm_mixture *m)
+{
+    const gmm_umap_space *u = m ? gmm_space_umap(m->model.space) : NULL;
+    return u ? u->embedding : NULL;
+}
 const char *gmm_mixture_covariance_type(const gmm_mixture *m)
 {
     return m ? gmm_cov_type_name(m->model.covariance_type) : "";

@@ -8,11 +8,13 @@
 #include "models/core/score.h"
 #include "models/features/pca.h"
 
-/* The training images a spectral or umap space keeps, with their coordinates in it. */
+/* The training images a spectral or umap space keeps (bytes, or the float values a umap space
+ * of the library keeps instead), with their coordinates in it. */
 typedef struct {
     int64_t n;
     int p;
-    const uint8_t *images;
+    const uint8_t *images; /* n x p bytes (pixel = byte / 255), or NULL when values is set */
+    const float *values;   /* n x p values as given (a umap space without images) */
     const double *coords; /* n x model dim: the space's own (spectral) or a copy (umap) */
     double *owned;
 } training_set;
@@ -33,7 +35,7 @@ static gmm_status training_set_get(const gmm_model *model, training_set *t)
     if (!t->owned) return gmm_error(GMM_ERR_NOMEM, "out of memory for the training coordinates");
     for (size_t i = 0; i < count; i++) t->owned[i] = u->embedding[i];
     *t = (training_set){.n = u->n_train, .p = u->input_dim, .images = u->images,
-                        .coords = t->owned, .owned = t->owned};
+                        .values = u->values, .coords = t->owned, .owned = t->owned};
     return GMM_OK;
 }
 
@@ -71,10 +73,16 @@ gmm_status gmm_training_pixel_means(const gmm_model *model, double *out)
         for (int64_t i = 0; i < n; i++) {
             const double r = proba[(size_t)i * K + k];
             if (r < 1e-12) continue;
-            const uint8_t *img = t.images + (size_t)i * p;
-            for (int j = 0; j < p; j++) mean[j] += r * img[j];
+            if (t.images) {
+                const uint8_t *img = t.images + (size_t)i * p;
+                for (int j = 0; j < p; j++) mean[j] += r * img[j];
+            } else {
+                const float *v = t.values + (size_t)i * p;
+                for (int j = 0; j < p; j++) mean[j] += r * v[j];
+            }
         }
-        for (int j = 0; j < p; j++) mean[j] = w[k] > 0 ? mean[j] / (255.0 * w[k]) : 0;
+        const double unit = t.images ? 255.0 : 1.0; /* bytes to [0, 1]; values as they are */
+        for (int j = 0; j < p; j++) mean[j] = w[k] > 0 ? mean[j] / (unit * w[k]) : 0;
     }
 done:
     free(proba);

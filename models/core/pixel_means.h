@@ -20,7 +20,8 @@ gmm_status gmm_model_pixel_means(const gmm_model *model, double *out);
 
 /* For a model fitted in a space that keeps its training images (spectral, umap): each
  * component's mean in pixel space, the mean of the training images weighted by their
- * responsibilities (K x input_dim, pixels in [0, 1]). */
+ * responsibilities (K x input_dim, pixels in [0, 1]; for a umap space that keeps float values
+ * instead of images, the weighted mean of those values, in their own units). */
 gmm_status gmm_training_pixel_means(const gmm_model *model, double *out);
 
 /* Whether the model's space keeps its training images (spectral, umap). */

@@ -1,4 +1,4 @@
-/* The UMAP embedding of a set of images and the placing of new images in it
+/* The UMAP embedding of a set of images (or of any float data) and the placing of new ones in it
  * (models/features/umap.h): the kernel layer's kNN, fuzzy simplicial set and SGD layout, with the
  * spectral start from linalg/lanczos.h, composed as umap-learn composes them. */
 #include "models/features/umap.h"
@@ -161,8 +161,7 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     const int map_dims = o ? o->map_dims : 0;
     const uint64_t seed = o ? o->seed : 0;
     const int epochs = o && o->n_epochs > 0 ? o->n_epochs : (n <= 10000 ? 500 : 200);
-    if (!X || !images || dim < 1)
-        return gmm_error(GMM_ERR_ARG, "umap embedding: no images");
+    if (!X || dim < 1) return gmm_error(GMM_ERR_ARG, "umap embedding: no data");
     if (k < 2 || k > 128 || n < k + 2 || D + 1 >= n || D > 100 || (map_dims != 0 && map_dims != 2))
         return gmm_error(GMM_ERR_ARG, "umap embedding: %lld images, %d neighbours (2..128, fewer "
                          "than the images less 1) and %d dimensions (1..100)", (long long)n, k, D);
@@ -195,12 +194,16 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     step(o, "spectral start", t0);
     if (!(start = malloc(sizeof(double) * (size_t)n * start_dims))) goto nomem;
     if ((st = spectral_start(&g, start_dims, seed, gpu, start, &rep.lanczos)) != GMM_OK) goto fail;
-    if ((st = gmm_umap_space_alloc(n, dim, k, D, map_dims, &s)) != GMM_OK) goto fail;
+    if ((st = gmm_umap_space_alloc(n, dim, k, D, map_dims,
+                                   images ? GMM_UMAP_KEEPS_IMAGES : GMM_UMAP_KEEPS_VALUES, &s)) !=
+        GMM_OK)
+        goto fail;
     *s = (gmm_umap_space){.n_train = n, .input_dim = dim, .n_neighbors = k, .n_dims = D,
                           .map_dims = map_dims, .n_epochs = epochs, .min_dist = min_dist,
                           .spread = spread, .a = a, .b = b, .seed = seed, .images = s->images,
-                          .embedding = s->embedding, .map = s->map};
-    memcpy(s->images, images, (size_t)n * dim);
+                          .values = s->values, .embedding = s->embedding, .map = s->map};
+    if (images) memcpy(s->images, images, (size_t)n * dim);
+    else memcpy(s->values, X, sizeof(float) * (size_t)n * dim);
     scale_start(start, n, start_dims, D, seed ^ 0x9e3779b97f4a7c15ull, s->embedding);
     const double t3 = now_seconds();
     step(o, "layout", t0);

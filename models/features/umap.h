@@ -55,16 +55,18 @@ typedef struct {
 } gmm_umap_report;
 
 /* Embeds the n images X (n x dim float32, pixels as the model sees them) on the GPU of gpu (NULL:
- * the CPU); images (n x dim bytes, as read) are kept in the space for placing new images. *out
- * gets the space (free with gmm_umap_space_free); report may be NULL. GMM_ERR_ARG for fewer
- * images than neighbours + 2, or options out of range. */
+ * the CPU); images (n x dim bytes, as read) are kept in the space for placing new images, or,
+ * when images is NULL, X itself (the space's values: any float data, as the library's callers
+ * give it). *out gets the space (free with gmm_umap_space_free); report may be NULL.
+ * GMM_ERR_ARG for fewer images than neighbours + 2, or options out of range. */
 gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *images,
                           const gmm_umap_options *options, gmm_gpu *gpu, gmm_umap_space **out,
                           gmm_umap_report *report);
 
 /* Places m new images Y (m x dim float32, prepared as train was) in the space: train is the
  * space's training images as the model sees them (n_train x dim float32: bytes / 255, blurred as
- * the model says). coords gets m x n_dims; map (m x 2) the places in the 2-D map, or NULL. */
+ * the model says; or the space's values themselves). coords gets m x n_dims; map (m x 2) the
+ * places in the 2-D map, or NULL. */
 gmm_status gmm_umap_transform(const gmm_umap_space *space, const float *train, const float *Y,
                               int64_t m, gmm_gpu *gpu, float *coords, float *map);
 

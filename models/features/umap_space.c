@@ -7,21 +7,24 @@
 #include <string.h>
 
 gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors, int n_dims,
-                                int map_dims, gmm_umap_space **out)
+                                int map_dims, gmm_umap_storage storage, gmm_umap_space **out)
 {
     *out = NULL;
     if (n_train < 1 || input_dim < 1 || n_dims < 1 || n_neighbors < 1 ||
-        (map_dims != 0 && map_dims != 2))
+        (map_dims != 0 && map_dims != 2) ||
+        (storage != GMM_UMAP_KEEPS_IMAGES && storage != GMM_UMAP_KEEPS_VALUES))
         return gmm_error(GMM_ERR_ARG, "umap space: invalid sizes %lld x %d, k = %d, %d dims, "
                          "map %d", (long long)n_train, input_dim, n_neighbors, n_dims, map_dims);
     gmm_umap_space *s = calloc(1, sizeof *s);
     if (!s) return gmm_error(GMM_ERR_NOMEM, "out of memory for the umap space");
     *s = (gmm_umap_space){.n_train = n_train, .input_dim = input_dim, .n_neighbors = n_neighbors,
                           .n_dims = n_dims, .map_dims = map_dims};
-    s->images = calloc((size_t)n_train * (size_t)input_dim, 1);
+    const size_t inputs = (size_t)n_train * (size_t)input_dim;
+    if (storage == GMM_UMAP_KEEPS_IMAGES) s->images = calloc(inputs, 1);
+    else s->values = calloc(inputs, sizeof(float));
     s->embedding = calloc((size_t)n_train * (size_t)n_dims, sizeof(float));
     if (map_dims) s->map = calloc((size_t)n_train * (size_t)map_dims, sizeof(float));
-    if (!s->images || !s->embedding || (map_dims && !s->map)) {
+    if ((!s->images && !s->values) || !s->embedding || (map_dims && !s->map)) {
         gmm_umap_space_free(s);
         return gmm_error(GMM_ERR_NOMEM, "out of memory for the umap space of %lld images",
                          (long long)n_train);
@@ -34,25 +37,34 @@ void gmm_umap_space_free(gmm_umap_space *s)
 {
     if (!s) return;
     free(s->images);
+    free(s->values);
     free(s->embedding);
     free(s->map);
     free(s);
 }
 
+gmm_umap_storage gmm_umap_space_storage(const gmm_umap_space *s)
+{
+    return s->images ? GMM_UMAP_KEEPS_IMAGES : GMM_UMAP_KEEPS_VALUES;
+}
+
 gmm_status gmm_umap_space_copy(const gmm_umap_space *src, gmm_umap_space **out)
 {
     gmm_status st = gmm_umap_space_alloc(src->n_train, src->input_dim, src->n_neighbors,
-                                         src->n_dims, src->map_dims, out);
+                                         src->n_dims, src->map_dims,
+                                         gmm_umap_space_storage(src), out);
     if (st != GMM_OK) return st;
     gmm_umap_space *s = *out;
     uint8_t *images = s->images;
-    float *embedding = s->embedding, *map = s->map;
+    float *values = s->values, *embedding = s->embedding, *map = s->map;
     *s = *src; /* the settings; the arrays are the copy's own */
     s->images = images;
+    s->values = values;
     s->embedding = embedding;
     s->map = map;
     const size_t n = (size_t)src->n_train;
-    memcpy(s->images, src->images, n * (size_t)src->input_dim);
+    if (images) memcpy(s->images, src->images, n * (size_t)src->input_dim);
+    else memcpy(s->values, src->values, n * (size_t)src->input_dim * sizeof(float));
     memcpy(s->embedding, src->embedding, n * (size_t)src->n_dims * sizeof(float));
     if (src->map_dims) memcpy(s->map, src->map, n * (size_t)src->map_dims * sizeof(float));
     return GMM_OK;
@@ -81,7 +93,12 @@ gmm_status gmm_umap_space_check(const gmm_umap_space *s, int model_dim)
         return gmm_error(GMM_ERR_FORMAT, "umap space: curve a = %g, b = %g, min_dist %g, spread "
                          "%g, %d epochs out of range", s->a, s->b, s->min_dist, s->spread,
                          s->n_epochs);
+    if (!s->images == !s->values)
+        return gmm_error(GMM_ERR_FORMAT, "umap space: it keeps %s of images and values (one of "
+                         "them is needed)", s->images ? "both" : "neither");
     gmm_status st = check_coordinates("embedding", s->embedding, (size_t)s->n_train * s->n_dims);
+    if (st == GMM_OK && s->values)
+        st = check_coordinates("training", s->values, (size_t)s->n_train * s->input_dim);
     if (st == GMM_OK && s->map_dims)
         st = check_coordinates("map", s->map, (size_t)s->n_train * s->map_dims);
     return st;

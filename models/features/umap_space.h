@@ -1,4 +1,5 @@
-/* The UMAP space a mixture was fitted in (gmm-train --space umap): the training images, their
+/* The UMAP space a mixture was fitted in (gmm-train --space umap, the library's space "umap"):
+ * the training data (the images as read, or the float values a library caller gave), their
  * coordinates in the UMAP embedding of their fuzzy kNN graph (models/features/umap.h makes them)
  * and, for the map of the clusters, a 2-D layout of the same graph; with the curve and the
  * settings that placing a new image needs (umap-learn's transform: its nearest training images,
@@ -14,6 +15,12 @@
 extern "C" {
 #endif
 
+/* What a space keeps of its training data (the model file's storage field). */
+typedef enum {
+    GMM_UMAP_KEEPS_IMAGES = 0, /* images: bytes as read */
+    GMM_UMAP_KEEPS_VALUES = 1, /* values: float32 as the library's caller gave them */
+} gmm_umap_storage;
+
 typedef struct {
     int64_t n_train;    /* images in the graph */
     int input_dim;      /* pixels per image */
@@ -23,19 +30,26 @@ typedef struct {
     int n_epochs;       /* the layout's epochs (a new image gets n_epochs / 3) */
     double min_dist, spread, a, b; /* the curve 1 / (1 + a d^(2b)) fitted to min_dist, spread */
     uint64_t seed;
+    /* exactly one of images and values is set: */
     uint8_t *images;    /* n_train x input_dim: the training images as read (pixel = byte / 255,
                            before the model's blur, which placing a new image applies again) */
+    float *values;      /* n_train x input_dim: the training data as the library's caller gave
+                           it (scaled), when it was not bytes / 255; NULL otherwise */
     float *embedding;   /* n_train x n_dims */
     float *map;         /* n_train x map_dims (NULL when map_dims is 0) */
 } gmm_umap_space;
 
-/* A UMAP space of the given sizes, arrays zeroed, settings zero (free with gmm_umap_space_free). */
+/* A UMAP space of the given sizes keeping its training data as storage says (images or
+ * values, the other NULL), arrays zeroed, settings zero (free with gmm_umap_space_free). */
 gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors, int n_dims,
-                                int map_dims, gmm_umap_space **out);
+                                int map_dims, gmm_umap_storage storage, gmm_umap_space **out);
+/* Which of the two the space keeps. */
+gmm_umap_storage gmm_umap_space_storage(const gmm_umap_space *space);
 void gmm_umap_space_free(gmm_umap_space *space); /* accepts NULL */
 gmm_status gmm_umap_space_copy(const gmm_umap_space *src, gmm_umap_space **out);
 /* A loaded space under a mixture of dimension model_dim: sizes that agree, neighbours in
- * [2, 128], finite coordinates, a > 0, b in (0, 2], 0 <= min_dist <= spread, epochs >= 1.
+ * [2, 128], exactly one of images and values, finite values and coordinates, a > 0,
+ * b in (0, 2], 0 <= min_dist <= spread, epochs >= 1.
  * GMM_ERR_FORMAT naming the fault. */
 gmm_status gmm_umap_space_check(const gmm_umap_space *space, int model_dim);
 

@@ -40,10 +40,18 @@ static void put_head(writer *w, uint32_t tag, uint64_t length)
     put_u64(w, length);
 }
 
+/* Bytes of the training data a umap section holds (before its padding): u8 images or f32
+ * values. */
+static uint64_t umap_data_bytes(uint64_t n, uint64_t q, uint32_t storage)
+{
+    return n * q * (storage == GMM_UMAP_KEEPS_VALUES ? 4 : 1);
+}
+
 static size_t umap_bytes(const gmm_umap_space *u)
 {
-    const size_t images = (size_t)u->n_train * (size_t)u->input_dim;
-    return UMAP_FIXED + images + pad8(images) +
+    const size_t data = (size_t)umap_data_bytes((uint64_t)u->n_train, (uint64_t)u->input_dim,
+                                                gmm_umap_space_storage(u));
+    return UMAP_FIXED + data + pad8(data) +
            4 * (size_t)u->n_train * (size_t)(u->n_dims + u->map_dims);
 }
 
@@ -73,16 +81,21 @@ gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size
         put_u32(&w, (uint32_t)u->n_dims);
         put_u32(&w, (uint32_t)u->map_dims);
         put_u32(&w, (uint32_t)u->n_epochs);
-        put_u32(&w, 0);
+        put_u32(&w, (uint32_t)gmm_umap_space_storage(u));
         put_u64(&w, u->seed);
         put_f64(&w, u->min_dist);
         put_f64(&w, u->spread);
         put_f64(&w, u->a);
         put_f64(&w, u->b);
-        const size_t images = (size_t)u->n_train * (size_t)u->input_dim;
-        memcpy(w.p, u->images, images);
-        w.p += images;
-        put_zeros(&w, pad8(images));
+        const size_t inputs = (size_t)u->n_train * (size_t)u->input_dim;
+        if (u->images) {
+            memcpy(w.p, u->images, inputs);
+            w.p += inputs;
+            put_zeros(&w, pad8(inputs));
+        } else {
+            put_f32_array(&w, u->values, inputs);
+            put_zeros(&w, pad8(4 * inputs));
+        }
         put_f32_array(&w, u->embedding, (size_t)u->n_train * u->n_dims);
         if (u->map_dims) put_f32_array(&w, u->map, (size_t)u->n_train * u->map_dims);
         put_zeros(&w, pad8(umap_len));
@@ -103,7 +116,7 @@ static int get_f32_array(reader *r, float *x, size_t n)
 {
     if (remaining(r) / 4 < n) return -1;
     for (size_t i = 0; i < n; i++) {
-        uint32_t bits;
+        uint32_t bits = 0;
         get_u32(r, &bits);
         memcpy(&x[i], &bits, 4);
     }
@@ -112,27 +125,31 @@ static int get_f32_array(reader *r, float *x, size_t n)
 
 static gmm_status read_umap(const char *path, reader *r, uint64_t length, gmm_model *m)
 {
-    uint32_t k = 0, q = 0, d = 0, map_dims = 0, epochs = 0, zero = 0;
+    uint32_t k = 0, q = 0, d = 0, map_dims = 0, epochs = 0, storage = 0;
     uint64_t n = 0, seed = 0;
     double min_dist = 0, spread = 0, a = 0, b = 0;
     int bad = get_u32(r, &k) | get_u32(r, &q) | get_u64(r, &n) | get_u32(r, &d) |
-              get_u32(r, &map_dims) | get_u32(r, &epochs) | get_u32(r, &zero) |
+              get_u32(r, &map_dims) | get_u32(r, &epochs) | get_u32(r, &storage) |
               get_u64(r, &seed) | get_f64(r, &min_dist) | get_f64(r, &spread) | get_f64(r, &a) |
               get_f64(r, &b);
     /* every size bounded by the section's length before anything is multiplied or allocated */
-    if (bad || length < UMAP_FIXED || zero != 0 || d != (uint32_t)m->dim ||
+    if (bad || length < UMAP_FIXED || d != (uint32_t)m->dim ||
         (map_dims != 0 && map_dims != 2) || k < 2 || k > 128 || q < 1 || n < 1 ||
         n > length || q > length / n || (uint64_t)(d + map_dims) > (length / 4) / n)
         return gmm_error(GMM_ERR_FORMAT, "%s: invalid umap space (k = %u, %llu images of %u "
                          "values, %u dimensions for a model of %d, map %u)", path, k,
                          (unsigned long long)n, q, d, m->dim, map_dims);
-    const uint64_t images = n * q;
-    if (length != UMAP_FIXED + images + pad8(images) + 4 * n * (d + map_dims))
+    if (storage != GMM_UMAP_KEEPS_IMAGES && storage != GMM_UMAP_KEEPS_VALUES)
+        return gmm_error(GMM_ERR_FORMAT, "%s: the umap space's storage is %u (0: images, 1: "
+                         "values)", path, storage);
+    const uint64_t data = umap_data_bytes(n, q, storage); /* n * q <= length: no overflow */
+    if (length != UMAP_FIXED + data + pad8(data) + 4 * n * (d + map_dims))
         return gmm_error(GMM_ERR_FORMAT, "%s: the umap section's length %llu does not match its "
-                         "%llu images of %u values", path, (unsigned long long)length,
-                         (unsigned long long)n, q);
+                         "%llu %s of %u values", path, (unsigned long long)length,
+                         (unsigned long long)n, storage ? "samples" : "images", q);
     gmm_umap_space *u = NULL;
-    gmm_status st = gmm_umap_space_alloc((int64_t)n, (int)q, (int)k, (int)d, (int)map_dims, &u);
+    gmm_status st = gmm_umap_space_alloc((int64_t)n, (int)q, (int)k, (int)d, (int)map_dims,
+                                         (gmm_umap_storage)storage, &u);
     if (st != GMM_OK) return st;
     u->n_epochs = (int)(epochs > 100000 ? 0 : epochs); /* the check refuses 0 */
     u->seed = seed;
@@ -140,9 +157,13 @@ static gmm_status read_umap(const char *path, reader *r, uint64_t length, gmm_mo
     u->spread = spread;
     u->a = a;
     u->b = b;
-    memcpy(u->images, r->p, images);
-    r->p += images;
-    for (uint64_t i = 0; i < pad8(images); i++)
+    if (u->images) {
+        memcpy(u->images, r->p, data);
+        r->p += data;
+    } else {
+        get_f32_array(r, u->values, n * q);
+    }
+    for (uint64_t i = 0; i < pad8(data); i++)
         if (*r->p++ != 0) {
             gmm_umap_space_free(u);
             return gmm_error(GMM_ERR_FORMAT, "%s: the umap space's padding is not zero", path);

@@ -3,9 +3,11 @@
  * zeros to a multiple of 8; tag 0 (length 0) ends the list. A new kind of content is one more tag
  * here, not another fixed header field.
  *   tag 1, the UMAP space (models/features/umap_space.h): u32 neighbours k, u32 image dimension
- *          q, u64 images n, u32 dimensions d, u32 map dimensions (0 or 2), u32 epochs, u32 0,
- *          u64 seed, f64 min_dist, spread, a, b; u8 images[n x q] padded to 8; f32
- *          embedding[n x d]; f32 map[n x map dimensions]
+ *          q, u64 images n, u32 dimensions d, u32 map dimensions (0 or 2), u32 epochs, u32
+ *          storage (0: images, 1: values), u64 seed, f64 min_dist, spread, a, b; the training
+ *          data, storage 0: u8 images[n x q], storage 1: f32 values[n x q], padded to 8; f32
+ *          embedding[n x d]; f32 map[n x map dimensions]. (Files before the values were
+ *          possible hold 0 there: their images read as before.)
  *   tag 2, the label matched to each component: u32 K, i32 label[K] (-1: none)
  * An unknown tag, a repeated one, a length that does not match its content or bytes after the
  * end tag are format errors. */

@@ -50,6 +50,7 @@ _c_int, _c_double, _c_i64, _c_size = ctypes.c_int, ctypes.c_double, ctypes.c_int
 _vp, _cp, _dp = ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_double)
 _i32p = ctypes.POINTER(ctypes.c_int32)
 _u8p = ctypes.POINTER(ctypes.c_uint8)
+_fp = ctypes.POINTER(ctypes.c_float)
 _pp = ctypes.POINTER(ctypes.c_void_p)
 
 _SIGNATURES = {
@@ -75,10 +76,14 @@ _SIGNATURES = {
     "gmm_mixture_bic": (_c_int, [_vp, _vp, _c_i64, _c_int, _c_int, _c_double, _dp]),
     "gmm_mixture_aic": (_c_int, [_vp, _vp, _c_i64, _c_int, _c_int, _c_double, _dp]),
     "gmm_mixture_sample": (_c_int, [_vp, _c_i64, ctypes.c_uint64, _dp, _i32p]),
+    "gmm_mixture_transform": (_c_int, [_vp, _vp, _c_i64, _c_int, _c_int, _c_double, _dp]),
     "gmm_mixture_save": (_c_int, [_vp, _cp]),
     "gmm_mixture_load": (_c_int, [_cp, _pp]),
     "gmm_mixture_n_components": (_c_int, [_vp]),
     "gmm_mixture_dim": (_c_int, [_vp]),
+    "gmm_mixture_input_dim": (_c_int, [_vp]),
+    "gmm_mixture_space": (_cp, [_vp]),
+    "gmm_mixture_embedding": (_fp, [_vp]),
     "gmm_mixture_covariance_type": (_cp, [_vp]),
     "gmm_mixture_cov_size": (_c_size, [_vp]),
     "gmm_mixture_weights": (_dp, [_vp]),

@@ -123,12 +123,24 @@ class GaussianMixture(*_BASES):
     """Gaussian mixture fitted with EM by libgmm; parameters and attributes as scikit-learn's
     sklearn.mixture.GaussianMixture, plus device ("auto", "cpu", "gpu") and precision
     ("fp64", "fp32", "tf32"). init_params also takes "knn" (density peaks of the kNN graph) and
-    "spectral" (a mixture fitted in the spectral embedding of the kNN graph)."""
+    "spectral" (a mixture fitted in the spectral embedding of the kNN graph).
+
+    space="umap" fits the mixture in the UMAP embedding of X (umap-learn's algorithm, as
+    gmm-train --space umap) instead of X itself: n_neighbors (2..128), embed_dims (1..100, the
+    mixture's dimension), min_dist (0..1) and n_epochs (None: umap-learn's choice) are
+    umap-learn's parameters; random_state seeds the embedding too. predict, predict_proba,
+    score_samples, score, bic and aic take X of the original feature count, place it in the
+    embedding (umap-learn's transform) and score the places; transform(X) returns them and
+    embedding_ holds the training data's. means_ and covariances_ live in the embedding, so
+    means_init and precisions_init have embed_dims there, and sample() is not available. In a
+    umap space several starts find the clusters far more often: n_init=10 is recommended (the
+    default stays 1)."""
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None,
                  means_init=None, precisions_init=None, random_state=None, warm_start=False,
-                 verbose=0, device="auto", precision="fp64"):
+                 verbose=0, device="auto", precision="fp64", space="pixels", n_neighbors=15,
+                 embed_dims=10, min_dist=0.0, n_epochs=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -144,6 +156,11 @@ class GaussianMixture(*_BASES):
         self.verbose = verbose
         self.device = device
         self.precision = precision
+        self.space = space
+        self.n_neighbors = n_neighbors
+        self.embed_dims = embed_dims
+        self.min_dist = min_dist
+        self.n_epochs = n_epochs
 
     # ---- parameters --------------------------------------------------------------------
     def _seed(self):
@@ -163,15 +180,19 @@ class GaussianMixture(*_BASES):
                          f"numpy RandomState or a numpy Generator.")
 
     def _check_params(self, n_samples, n_features):
-        def integer(name, lo):
+        def integer(name, lo, hi=None):
             v = getattr(self, name)
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < lo:
-                raise ValueError(f"{name}={v!r} must be an integer >= {lo}.")
+            if (not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < lo or
+                    (hi is not None and v > hi)):
+                raise ValueError(f"{name}={v!r} must be an integer >= {lo}" +
+                                 ("." if hi is None else f" and <= {hi}."))
 
-        def real(name):
+        def real(name, hi=None):
             v = getattr(self, name)
-            if not isinstance(v, numbers.Real) or not np.isfinite(v) or v < 0:
-                raise ValueError(f"{name}={v!r} must be a finite number >= 0.")
+            if (not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v) or
+                    v < 0 or (hi is not None and v > hi)):
+                raise ValueError(f"{name}={v!r} must be a finite number >= 0" +
+                                 ("." if hi is None else f" and <= {hi}."))
 
         integer("n_components", 1)
         integer("max_iter", 1)
@@ -179,9 +200,15 @@ class GaussianMixture(*_BASES):
         integer("verbose", 0)
         real("tol")
         real("reg_covar")
+        integer("n_neighbors", 2, 128)
+        integer("embed_dims", 1, 100)
+        real("min_dist", 1)
+        if self.n_epochs is not None:
+            integer("n_epochs", 1, 100000)
         choices = {"covariance_type": ("full", "tied", "diag", "spherical"),
                    "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn", "spectral"),
-                   "device": ("auto", "cpu", "gpu"), "precision": ("fp64", "fp32", "tf32")}
+                   "device": ("auto", "cpu", "gpu"), "precision": ("fp64", "fp32", "tf32"),
+                   "space": ("pixels", "umap")}
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be one of "
@@ -189,7 +216,8 @@ class GaussianMixture(*_BASES):
         if n_samples < self.n_components:
             raise ValueError(f"Expected n_samples >= n_components but got n_components = "
                              f"{self.n_components}, n_samples = {n_samples}.")
-        k, d = self.n_components, n_features
+        # the mixture's dimension: the embedding's in a umap space
+        k, d = self.n_components, (self.embed_dims if self.space == "umap" else n_features)
         shapes = {"weights_init": (k,), "means_init": (k, d),
                   "precisions_init": _precisions_shape(self.covariance_type, k, d)}
         arrays = {}
@@ -203,7 +231,7 @@ class GaussianMixture(*_BASES):
                 raise ValueError(f"{name} cannot be converted to an array of float64.") from None
             if a.shape != shape:
                 raise ValueError(f"{name} has shape {a.shape} but {shape} is expected for "
-                                 f"n_components={k}, {d} features and covariance_type="
+                                 f"n_components={k}, {d} dimensions and covariance_type="
                                  f"'{self.covariance_type}'.")
             if not np.all(np.isfinite(a)):
                 raise ValueError(f"{name} contains NaN or infinity.")
@@ -222,14 +250,20 @@ class GaussianMixture(*_BASES):
             _check(lib.gmm_params_set_int(p, b"random_state", self._seed()))
             _check(lib.gmm_params_set_double(p, b"tol", float(self.tol)))
             _check(lib.gmm_params_set_double(p, b"reg_covar", float(self.reg_covar)))
-            for name in ("covariance_type", "init_params", "device", "precision"):
+            for name in ("covariance_type", "init_params", "device", "precision", "space"):
                 _check(lib.gmm_params_set_string(p, name.encode(), getattr(self, name).encode()))
+            if self.space == "umap":
+                _check(lib.gmm_params_set_int(p, b"n_neighbors", self.n_neighbors))
+                _check(lib.gmm_params_set_int(p, b"embed_dims", self.embed_dims))
+                _check(lib.gmm_params_set_int(p, b"n_epochs", self.n_epochs or 0))
+                _check(lib.gmm_params_set_double(p, b"min_dist", float(self.min_dist)))
             if "weights_init" in arrays:
                 _check(lib.gmm_params_set_weights_init(p, _dptr(arrays["weights_init"]),
                                                        self.n_components))
             if "means_init" in arrays:
-                _check(lib.gmm_params_set_means_init(p, _dptr(arrays["means_init"]),
-                                                     self.n_components, n_features))
+                means = arrays["means_init"]  # (k, d): d is embed_dims in a umap space
+                _check(lib.gmm_params_set_means_init(p, _dptr(means), self.n_components,
+                                                     means.shape[1]))
             if "precisions_init" in arrays:
                 a = arrays["precisions_init"]
                 _check(lib.gmm_params_set_precisions_init(p, _dptr(a), a.size))
@@ -318,7 +352,14 @@ class GaussianMixture(*_BASES):
         self.converged_ = bool(lib.gmm_mixture_converged(m))
         self.n_iter_ = int(lib.gmm_mixture_n_iter(m))
         self.lower_bound_ = float(lib.gmm_mixture_lower_bound(m))
-        self.n_features_in_ = d
+        self.n_features_in_ = int(lib.gmm_mixture_input_dim(m))
+        self._fitted_space = lib.gmm_mixture_space(m).decode()
+        if self._fitted_space == "umap":  # umap-learn's embedding_: the training data's places
+            n_train = int(lib.gmm_mixture_n_train_samples(m))
+            self.embedding_ = copy(lib.gmm_mixture_embedding(m), n_train * d,
+                                   (n_train, d)).astype(np.float32)
+        else:
+            self.__dict__.pop("embedding_", None)
 
     # ---- scoring -----------------------------------------------------------------------
     def _fitted_data(self, X):
@@ -359,6 +400,17 @@ class GaussianMixture(*_BASES):
     def score(self, X, y=None):
         """The mean log-likelihood of the samples."""
         return float(np.mean(self.score_samples(X)))
+
+    def transform(self, X):
+        """For a model fitted with space="umap": X's places in the embedding (umap-learn's
+        transform), shape (n_samples, embed_dims), the coordinates the mixture scores."""
+        arr, code = self._fitted_data(X)
+        if self._fitted_space != "umap":
+            raise ValueError(f"transform needs a model fitted with space='umap'; this one was "
+                             f"fitted in {self._fitted_space!r}.")
+        coords = np.empty((arr.shape[0], self.means_.shape[1]))
+        _check(lib.gmm_mixture_transform(self._model.ptr, *_data_args(arr, code), _dptr(coords)))
+        return coords
 
     def _n_parameters(self):
         return int(lib.gmm_mixture_n_parameters(self._model.ptr))
@@ -405,6 +457,8 @@ class GaussianMixture(*_BASES):
         est = cls(n_components=lib.gmm_mixture_n_components(handle.ptr),
                   covariance_type=lib.gmm_mixture_covariance_type(handle.ptr).decode(),
                   device=device)
+        if lib.gmm_mixture_space(handle.ptr).decode() == "umap":
+            est.set_params(space="umap", embed_dims=int(lib.gmm_mixture_dim(handle.ptr)))
         est._adopt(handle)
         return est
 

@@ -1,0 +1,47 @@
+/* The space a library mixture is fitted in (gmm_params_set_string(p, "space", ...)): "pixels",
+ * the data itself, or "umap", the data's UMAP embedding (models/features/umap.h), as gmm-train
+ * --space umap does: embed the training data and fit the mixture in its coordinates; to score
+ * new data, place it in the embedding (umap-learn's transform) and score the coordinates.
+ * Internal to models/api/. */
+#ifndef GMM_API_SPACE_H
+#define GMM_API_SPACE_H
+
+#include <stdint.h>
+
+#include "kernels/gpu.h"
+#include "models/model.h"
+#include "models/options.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The space parameters of a gmm_params. */
+typedef struct {
+    int umap;        /* 0: pixels (the data itself); 1: the UMAP embedding */
+    int n_neighbors; /* umap: k of the graph, the point itself counted (15; 2..128) */
+    int embed_dims;  /* umap: embedding dimensions, the mixture's (10; 1..100) */
+    int n_epochs;    /* umap: layout epochs (0: umap-learn's, 500 up to 10000 samples, 200 above) */
+    double min_dist; /* umap: the curve's min_dist (0; 0..1) */
+} gmm_api_space;
+
+void gmm_api_space_default(gmm_api_space *space);
+
+/* The UMAP embedding of the fit's data X (n x dim, dtype and scale as the public interface
+ * takes them) on gpu (NULL: the CPU), with seed: *umap gets the space (it keeps X's bytes when
+ * X is uint8 with scale 1/255, else X as float32 values) and *coords its n x embed_dims
+ * coordinates in float64 (free it). GMM_ERR_ARG from the embedding for too few samples. */
+gmm_status gmm_api_umap_embed(const void *X, int64_t n, int dim, int dtype, double scale,
+                              const gmm_api_space *params, uint64_t seed, gmm_gpu *gpu,
+                              gmm_umap_space **umap, double **coords);
+
+/* The m samples Y (m x the space's input_dim) placed in model's UMAP space on device: *coords
+ * gets m x the model's dim float64 (free it). GMM_ERR_UNSUPPORTED for a model fitted on blurred
+ * images (gmm-train --blur: the library does not blur). */
+gmm_status gmm_api_umap_place(const gmm_model *model, const void *Y, int64_t m, int dim,
+                              int dtype, double scale, gmm_device device, double **coords);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
