@@ -187,6 +187,8 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
         const uint8_t *train = gmm_space_spectral(model->space)
                                    ? gmm_space_spectral(model->space)->images
                                    : gmm_space_umap(model->space)->images;
+        const float *values = gmm_space_umap(model->space) ? gmm_space_umap(model->space)->values
+                                                           : NULL; /* a library caller's data */
         int64_t *idx = malloc(sizeof(int64_t) * (size_t)K * n);
         double *img = malloc(sizeof(double) * (size_t)n * pixels_dim);
         if (!idx || !img || (st = gmm_training_typical(model, n, idx)) != GMM_OK) {
@@ -200,7 +202,9 @@ static gmm_status write_samples(const char *path, const gmm_model *model, uint64
                 const int64_t i = idx[(size_t)k * n + t];
                 for (int j = 0; j < pixels_dim; j++)
                     img[(size_t)t * pixels_dim + j] =
-                        i < 0 ? 1.0 : train[(size_t)i * pixels_dim + j] / 255.0;
+                        i < 0      ? 1.0
+                        : values ? values[(size_t)i * pixels_dim + j]
+                                 : train[(size_t)i * pixels_dim + j] / 255.0;
                 ptr[t] = img + (size_t)t * pixels_dim;
             }
             strip(tiles + (size_t)k * rows * width, ptr, n, rows, cols);

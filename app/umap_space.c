@@ -92,7 +92,8 @@ int umap_predict_apply(const gmm_model *model, double **X, int64_t n_samples, gm
         rc = cli_error("out of memory for the model's %lld training images", (long long)s->n_train);
         goto done;
     }
-    for (size_t i = 0; i < (size_t)s->n_train * p; i++) train[i] = s->images[i] / 255.0;
+    for (size_t i = 0; i < (size_t)s->n_train * p; i++) /* a library caller's data as given */
+        train[i] = s->images ? s->images[i] / 255.0 : s->values[i];
     if (model->blur_sigma > 0 &&
         (st = images_blur(train, s->n_train, model->image_rows, model->image_cols,
                           model->blur_sigma, gpu)) != GMM_OK) {

@@ -187,8 +187,10 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
             crc = data_crc32_update(crc, arrays[a].data, arrays[a].bytes);
             seg[n_seg++] = arrays[a];
         }
-        crc = data_crc32_update(crc, sections, section_bytes);
-        seg[n_seg++] = (file_segment){sections, section_bytes};
+        if (section_bytes) {
+            crc = data_crc32_update(crc, sections, section_bytes);
+            seg[n_seg++] = (file_segment){sections, section_bytes};
+        }
         put_u32(&w, crc);
         seg[n_seg++] = (file_segment){buf + header_bytes, CRC_BYTES};
     } else {
@@ -209,7 +211,7 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
             put_f64_array(&w, space->eigenvalues, d);
             put_f64_array(&w, space->degrees, n_space);
         }
-        memcpy(w.p, sections, section_bytes);
+        if (section_bytes) memcpy(w.p, sections, section_bytes);
         w.p += section_bytes;
         put_u32(&w, data_crc32(buf, total - CRC_BYTES));
         seg[n_seg++] = (file_segment){buf, total};
