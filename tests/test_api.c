@@ -317,10 +317,23 @@ START_TEST(test_umap_space_finds_the_blobs)
     ck_assert_int_eq(gmm_mixture_load(path, &back), 0);
     ck_assert_str_eq(gmm_mixture_space(back), "umap");
     ck_assert_int_eq(gmm_mixture_input_dim(back), BLOB_DIM);
+    /* a loaded model scores on "auto"; m was fitted on the CPU, and the CPU's and the GPU's
+     * placements differ by rounding, so the comparison is on the CPU */
+    ck_assert_int_eq(gmm_mixture_set_device(back, "cpu"), 0);
     ck_assert_int_eq(gmm_mixture_score_samples(back, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0,
                                                ll_again, NULL, again), 0);
     ck_assert_mem_eq(again, fresh, sizeof fresh);
     ck_assert_mem_eq(ll_again, ll, sizeof ll);
+    if (tu_gpu_available()) { /* on the GPU: the same components, and the same bits twice */
+        double ll_gpu[M], ll_gpu_again[M];
+        ck_assert_int_eq(gmm_mixture_set_device(back, "gpu"), 0);
+        ck_assert_int_eq(gmm_mixture_score_samples(back, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0,
+                                                   ll_gpu, NULL, again), 0);
+        ck_assert_int_eq(wrong_blobs(again, M, train), 0);
+        ck_assert_int_eq(gmm_mixture_score_samples(back, Y, M, BLOB_DIM, GMM_DTYPE_FLOAT64, 1.0,
+                                                   ll_gpu_again, NULL, NULL), 0);
+        ck_assert_mem_eq(ll_gpu_again, ll_gpu, sizeof ll_gpu);
+    }
 
     /* what a umap model refuses: data of the mixture's dimension, sampling */
     double S[10 * 2];
