@@ -87,6 +87,16 @@ START_TEST(test_umap_train_predict)
     free(tu_read_png_rgb(tu_tmp_path("pmap.png"), &w, &h));
     ck_assert_int_eq(w, 1200);
     tu_expect_error("keeps no map", "$B/gmm-predict u2.bin --device cpu --map x.png");
+    /* a K range in the space: BIC chooses among the fits in the embedding */
+    rc = tu_sh(&out, "$B/gmm-train '%s' -k 2:3 --device cpu --space umap -o ur.bin --png '' "
+               "--bic-png '' --map '' --seed 3", dir);
+    ck_assert_msg(rc == 0, "gmm-train --space umap -k 2:3: %s", out);
+    ck_assert_ptr_nonnull(strstr(out, "chosen: K="));
+    ck_assert_ptr_nonnull(strstr(out, "space: the 10-dimensional UMAP embedding"));
+    free(out);
+    TU_CHECK_OK(gmm_model_load(tu_tmp_path("ur.bin"), &m));
+    ck_assert_ptr_nonnull(gmm_space_umap(m.space));
+    gmm_model_free(&m);
 }
 END_TEST
 
