@@ -193,10 +193,10 @@ gmm_status model_sections_decode(const char *path, const unsigned char *bytes, s
                                  path, remaining(&r) + (size_t)length);
             return GMM_OK;
         }
-        if (tag > SECTION_MATCHED_LABELS || (seen & (1u << tag)))
+        const int known = tag <= SECTION_MATCHED_LABELS, repeated = known && (seen & (1u << tag));
+        if (!known || repeated)
             return gmm_error(GMM_ERR_FORMAT, "%s: %s section %u (this program reads 1 and 2, "
-                             "once each)", path, (seen & (1u << tag)) ? "repeated" : "unknown",
-                             tag);
+                             "once each)", path, repeated ? "repeated" : "unknown", tag);
         seen |= 1u << tag;
         const unsigned char *end = r.p + length;
         gmm_status st = GMM_OK;
