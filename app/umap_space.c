@@ -29,7 +29,7 @@ static double *to_double(const float *x, int64_t n, int dim)
 static void print_step(void *user, const char *step, double seconds)
 {
     if (*(const int *)user) return; /* quiet */
-    printf("umap space: %s (%.2f s)\n", step, seconds);
+    printf("umap space: %s ... (started at %.2f s)\n", step, seconds);
     fflush(stdout);
 }
 
