@@ -24,6 +24,33 @@
 #define GAP 1.0 /* white between images of a strip */
 #define STRIP_SCALE 2 /* pixels per image pixel in samples.png and typical.png */
 
+float *images_to_float(const double *X, int64_t n, int dim)
+{
+    float *f = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1) * dim);
+    if (f)
+        for (size_t i = 0; i < (size_t)n * dim; i++) f[i] = (float)X[i];
+    return f;
+}
+
+gmm_status images_training_float(const gmm_model *model, const uint8_t *bytes,
+                                 const float *values, int64_t n, int dim, gmm_gpu *gpu,
+                                 float **out)
+{
+    *out = NULL;
+    double *train = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * dim);
+    if (!train)
+        return gmm_error(GMM_ERR_NOMEM, "out of memory for the model's %lld training images",
+                         (long long)n);
+    for (size_t i = 0; i < (size_t)n * dim; i++) train[i] = bytes ? bytes[i] / 255.0 : values[i];
+    gmm_status st = GMM_OK;
+    if (model->blur_sigma > 0)
+        st = images_blur(train, n, model->image_rows, model->image_cols, model->blur_sigma, gpu);
+    if (st == GMM_OK && !(*out = images_to_float(train, n, dim)))
+        st = gmm_error(GMM_ERR_NOMEM, "out of memory for the training images in float32");
+    free(train);
+    return st;
+}
+
 gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma,
                        gmm_gpu *gpu)
 {

@@ -16,6 +16,16 @@
 gmm_status images_blur(double *X, int64_t n_samples, int rows, int cols, double sigma,
                        gmm_gpu *gpu);
 
+/* X (n x dim float64) as a new float32 array (NULL when out of memory; free it). */
+float *images_to_float(const double *X, int64_t n, int dim);
+
+/* The n training images a model's space keeps, as the model sees them: bytes / 255 (or a
+ * library caller's float values when bytes is NULL), blurred as the model says, in a new
+ * float32 array *out (free it): what placing new images in a kNN-graph space compares them to. */
+gmm_status images_training_float(const gmm_model *model, const uint8_t *bytes,
+                                 const float *values, int64_t n, int dim, gmm_gpu *gpu,
+                                 float **out);
+
 /* Writes into dir (which must exist):
  *   means_entropy.png  each mean (gray) beside its local-entropy map (16 levels, 5 x 5
  *                      windows) in the colour map of data/colormap.h, from entry 0 at 0 nats

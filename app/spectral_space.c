@@ -8,21 +8,13 @@
 #include "app/images.h"
 #include "models/features/spectral.h"
 
-static float *to_float(const double *X, int64_t n, int dim)
-{
-    float *f = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1) * dim);
-    if (f)
-        for (size_t i = 0; i < (size_t)n * dim; i++) f[i] = (float)X[i];
-    return f;
-}
-
 int spectral_train_apply(const dataset *ds, const gmm_options *o, double **X, int *dim,
                          gmm_gpu *gpu, int quiet, gmm_spectral_space **space, double **pixels)
 {
     const int64_t n = ds->n_samples;
     *space = NULL;
     *pixels = NULL;
-    float *Xf = to_float(*X, n, *dim);
+    float *Xf = images_to_float(*X, n, *dim);
     if (!Xf) return cli_error("out of memory for the %lld images in float32", (long long)n);
     const gmm_spectral_options so = {.n_neighbors = o->knn_neighbors, .n_dims = o->spectral_dims,
                                      .seed = o->seed};
@@ -60,25 +52,20 @@ int spectral_predict_apply(const gmm_model *model, double **X, int64_t n_samples
     const gmm_spectral_space *s = gmm_space_spectral(model->space);
     if (!s) return 0; /* *pixels is left as it is (a projection's step may have set it) */
     const int p = s->input_dim, D = s->n_dims;
-    double *train = malloc(sizeof(double) * (size_t)s->n_train * p);
     double *coords = malloc(sizeof(double) * (size_t)(n_samples > 0 ? n_samples : 1) * D);
     float *train_f = NULL, *new_f = NULL;
     int rc = 0;
     gmm_status st;
-    if (!train || !coords) {
-        rc = cli_error("out of memory for the model's %lld training images", (long long)s->n_train);
+    if (!coords) {
+        rc = cli_error("out of memory for the images' coordinates");
         goto done;
     }
-    for (size_t i = 0; i < (size_t)s->n_train * p; i++) train[i] = s->images[i] / 255.0;
-    if (model->blur_sigma > 0 &&
-        (st = images_blur(train, s->n_train, model->image_rows, model->image_cols,
-                          model->blur_sigma, gpu)) != GMM_OK) {
+    if ((st = images_training_float(model, s->images, NULL, s->n_train, p, gpu, &train_f)) !=
+        GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
-    train_f = to_float(train, s->n_train, p);
-    new_f = to_float(*X, n_samples, p);
-    if (!train_f || !new_f) {
+    if (!(new_f = images_to_float(*X, n_samples, p))) {
         rc = cli_error("out of memory for the images in float32");
         goto done;
     }
@@ -93,7 +80,6 @@ int spectral_predict_apply(const gmm_model *model, double **X, int64_t n_samples
     *X = coords;
     coords = NULL;
 done:
-    free(train);
     free(coords);
     free(train_f);
     free(new_f);

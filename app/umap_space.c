@@ -10,14 +10,6 @@
 #include "models/core/pixel_means.h"
 #include "models/features/umap.h"
 
-static float *to_float(const double *X, int64_t n, int dim)
-{
-    float *f = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1) * dim);
-    if (f)
-        for (size_t i = 0; i < (size_t)n * dim; i++) f[i] = (float)X[i];
-    return f;
-}
-
 static double *to_double(const float *x, int64_t n, int dim)
 {
     double *d = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * dim);
@@ -40,7 +32,7 @@ int umap_train_apply(const dataset *ds, const gmm_train_args *args, const gmm_op
     const int64_t n = ds->n_samples;
     *space = NULL;
     *pixels = NULL;
-    float *Xf = to_float(*X, n, *dim);
+    float *Xf = images_to_float(*X, n, *dim);
     if (!Xf) return cli_error("out of memory for the %lld images in float32", (long long)n);
     const gmm_umap_options uo = {.n_neighbors = o->knn_neighbors, .n_dims = args->embed_dims,
                                  .min_dist = args->min_dist, .n_epochs = args->epochs,
@@ -81,28 +73,22 @@ int umap_predict_apply(const gmm_model *model, double **X, int64_t n_samples, gm
     if (map) *map = NULL;
     if (!s) return 0;
     const int p = s->input_dim, D = s->n_dims;
-    double *train = malloc(sizeof(double) * (size_t)s->n_train * p);
     float *coords = malloc(sizeof(float) * (size_t)(n_samples > 0 ? n_samples : 1) * D);
     float *places = map && s->map_dims ? malloc(sizeof(float) * (size_t)(n_samples > 0 ? n_samples : 1) * 2) : NULL;
     float *train_f = NULL, *new_f = NULL;
     double *coords_d = NULL;
     int rc = 0;
     gmm_status st;
-    if (!train || !coords || (map && s->map_dims && !places)) {
-        rc = cli_error("out of memory for the model's %lld training images", (long long)s->n_train);
+    if (!coords || (map && s->map_dims && !places)) {
+        rc = cli_error("out of memory for the images' places");
         goto done;
     }
-    for (size_t i = 0; i < (size_t)s->n_train * p; i++) /* a library caller's data as given */
-        train[i] = s->images ? s->images[i] / 255.0 : s->values[i];
-    if (model->blur_sigma > 0 &&
-        (st = images_blur(train, s->n_train, model->image_rows, model->image_cols,
-                          model->blur_sigma, gpu)) != GMM_OK) {
+    if ((st = images_training_float(model, s->images, s->values, s->n_train, p, gpu,
+                                    &train_f)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
     }
-    train_f = to_float(train, s->n_train, p);
-    new_f = to_float(*X, n_samples, p);
-    if (!train_f || !new_f) {
+    if (!(new_f = images_to_float(*X, n_samples, p))) {
         rc = cli_error("out of memory for the images in float32");
         goto done;
     }
@@ -121,7 +107,6 @@ int umap_predict_apply(const gmm_model *model, double **X, int64_t n_samples, gm
         places = NULL;
     }
 done:
-    free(train);
     free(coords);
     free(places);
     free(train_f);
