@@ -17,6 +17,39 @@ double bench_now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+int bench_load_images(const char *who, const char *dir, int limit, dataset *ds, float **X)
+{
+    *X = NULL;
+    memset(ds, 0, sizeof *ds);
+    gmm_status st = dataset_load(dir, DATASET_TRAIN, ds);
+    if (st != GMM_OK) {
+        fprintf(stderr, "gmm-bench %s: %s\n", who, gmm_error_message(st));
+        return 1;
+    }
+    if (limit > 0) dataset_truncate(ds, limit);
+    const size_t count = (size_t)ds->n_samples * (size_t)(ds->rows * ds->cols);
+    if (!(*X = malloc(sizeof(float) * (count ? count : 1)))) {
+        fprintf(stderr, "gmm-bench %s: out of memory for %s\n", who, dir);
+        dataset_free(ds);
+        return 1;
+    }
+    for (size_t i = 0; i < count; i++) (*X)[i] = ds->pixels[i] / 255.0f;
+    return 0;
+}
+
+int bench_data_dirs(const char *who, const char **dirs, int n_dirs)
+{
+    if (!n_dirs) {
+        const char *m = getenv("MNIST_DIR"), *f = getenv("FASHION_MNIST_DIR");
+        if (m && *m) dirs[n_dirs++] = m;
+        if (f && *f) dirs[n_dirs++] = f;
+    }
+    if (!n_dirs)
+        fprintf(stderr, "gmm-bench %s: give --data DIR (or set MNIST_DIR / FASHION_MNIST_DIR)\n",
+                who);
+    return n_dirs;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

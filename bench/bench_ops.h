@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "bench/bench.h"
+#include "data/dataset.h"
 #include "kernels/gmm_status.h"
 
 /* bench/bench_dense.c: the dense float64 operations and the matrix-vector product. */
@@ -48,6 +49,14 @@ int bench_estep_kgemm(const bench_config *config, bench_row *row);
 /* bench/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
  * (argv[0] = "em") and returns the process exit code. */
 int bench_em(int argc, char **argv);
+/* For the embedding benchmarks (spectral, umap): the training images of dir (the first limit
+ * when limit > 0) into ds, and *X their pixels / 255 in float32 (free it); 0, or 1 after the
+ * error was printed under who. */
+int bench_load_images(const char *who, const char *dir, int limit, dataset *ds, float **X);
+/* dirs given, else $MNIST_DIR then $FASHION_MNIST_DIR (at most 2 added); the count, 0 after
+ * printing what to give under who. */
+int bench_data_dirs(const char *who, const char **dirs, int n_dirs);
+
 /* bench/bench_spectral.c: `gmm-bench spectral ...`, the spectral embedding of the kNN graph. */
 int bench_spectral(int argc, char **argv);
 /* bench/bench_umap.c: `gmm-bench umap ...`, the UMAP embedding. */

@@ -11,36 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench/bench_ops.h"
 #include "data/dataset.h"
 #include "models/features/spectral.h"
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int run_one(const char *dir, int limit, const gmm_spectral_options *o, int on_gpu)
 {
-    dataset ds = {0};
-    gmm_status st = dataset_load(dir, DATASET_TRAIN, &ds);
-    if (st != GMM_OK) {
-        fprintf(stderr, "gmm-bench spectral: %s\n", gmm_error_message(st));
-        return 1;
-    }
-    if (limit > 0) dataset_truncate(&ds, limit);
+    dataset ds;
+    float *X = NULL;
+    if (bench_load_images("spectral", dir, limit, &ds, &X)) return 1;
     const int64_t n = ds.n_samples;
     const int d = ds.rows * ds.cols;
-    float *X = malloc(sizeof(float) * (size_t)n * d);
-    if (!X) {
-        dataset_free(&ds);
-        return 1;
-    }
-    for (size_t i = 0; i < (size_t)n * d; i++) X[i] = ds.pixels[i] / 255.0f;
+    gmm_status st;
     gmm_gpu *gpu = NULL;
     int rc = 0;
     if (on_gpu && (st = gmm_gpu_create(&gpu)) != GMM_OK) {
@@ -50,9 +33,9 @@ static int run_one(const char *dir, int limit, const gmm_spectral_options *o, in
     }
     for (int rep = 0; rep < (on_gpu ? 2 : 1); rep++) { /* on the GPU the first run warms up */
         gmm_spectral e;
-        const double t0 = seconds_now();
+        const double t0 = bench_now_ms() / 1e3;
         st = gmm_spectral_embed(X, n, d, o, gpu, &e);
-        const double total = seconds_now() - t0;
+        const double total = bench_now_ms() / 1e3 - t0;
         if (st != GMM_OK) {
             printf("%-10s %7lld  %-4s  %s\n", "spectral", (long long)n, on_gpu ? "GPU" : "CPU",
                    gmm_error_message(st));
@@ -108,15 +91,7 @@ int bench_spectral(int argc, char **argv)
         default: return 2;
         }
     }
-    if (!n_dirs) {
-        const char *m = getenv("MNIST_DIR"), *f = getenv("FASHION_MNIST_DIR");
-        if (m && *m) dirs[n_dirs++] = m;
-        if (f && *f) dirs[n_dirs++] = f;
-    }
-    if (!n_dirs) {
-        fprintf(stderr, "gmm-bench spectral: give --data DIR (or set MNIST_DIR / FASHION_MNIST_DIR)\n");
-        return 2;
-    }
+    if (!(n_dirs = bench_data_dirs("spectral", dirs, n_dirs))) return 2;
     if (gpu && !bench_have_gpu()) {
         printf("gmm-bench spectral: no GPU; CPU only\n");
         gpu = 0;
