@@ -1,15 +1,13 @@
 /* The CPU twin of UMAP's fuzzy simplicial set (kernels/fuzzy_set.h): rho, sigma and the
- * memberships of each row (umap-learn's smooth_knn_dist and compute_membership_strengths), the
- * checks and mean both versions share, and the fuzzy union as a symmetric CSR matrix. */
+ * memberships of each row (kernels/fuzzy_set_row.h, shared with the CUDA version) over an OpenMP
+ * loop, the checks and mean both versions share, and the fuzzy union as a symmetric CSR matrix. */
 #include "kernels/fuzzy_set.h"
+#include "kernels/fuzzy_set_row.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZY_TOLERANCE 1e-5  /* umap-learn's SMOOTH_K_TOLERANCE */
-#define FUZZY_MIN_SCALE 1e-3  /* umap-learn's MIN_K_DIST_SCALE */
-#define FUZZY_N_ITER 64
 
 gmm_status fuzzy_memberships_check(const int32_t *nn_index, const float *nn_dist, int64_t n,
                                    int k, double local_connectivity, const double *rho,
@@ -43,75 +41,6 @@ gmm_status fuzzy_memberships_check(const int32_t *nn_index, const float *nn_dist
     return GMM_OK;
 }
 
-/* The p-th (from 0) positive distance of the row among the listed neighbours; the caller knows
- * there are more than p. */
-static double nth_positive(const int32_t *idx, const float *dist, int k, int p)
-{
-    for (int j = 0; j < k; j++)
-        if (idx[j] != -1 && dist[j] > 0 && p-- == 0) return dist[j];
-    return 0; /* not reached */
-}
-
-/* smooth_knn_dist for one row (the CUDA kernel repeats this step by step). */
-static void smooth_row(const int32_t *idx, const float *dist, int k, double local_connectivity,
-                       double target, double mean_all, double *rho_out, double *sigma_out)
-{
-    int n_positive = 0, n_listed = 0;
-    double row_sum = 0, max_positive = 0;
-    for (int j = 0; j < k; j++) {
-        if (idx[j] == -1) continue;
-        const double d = dist[j];
-        n_listed++;
-        row_sum += d;
-        if (d > 0) {
-            n_positive++;
-            if (d > max_positive) max_positive = d;
-        }
-    }
-    double rho = 0;
-    if (n_positive >= local_connectivity) {
-        const int index = (int)floor(local_connectivity);
-        const double interpolation = local_connectivity - index;
-        if (index > 0) {
-            const double below = nth_positive(idx, dist, k, index - 1);
-            rho = below;
-            if (interpolation > FUZZY_TOLERANCE)
-                rho += interpolation * (nth_positive(idx, dist, k, index) - below);
-        } else {
-            rho = interpolation * nth_positive(idx, dist, k, 0);
-        }
-    } else if (n_positive > 0) {
-        rho = max_positive;
-    }
-
-    double lo = 0, hi = INFINITY, mid = 1;
-    for (int it = 0; it < FUZZY_N_ITER; it++) {
-        double psum = 0;
-        for (int j = 1; j < k; j++) {
-            if (idx[j] == -1) continue;
-            const double d = dist[j] - rho;
-            psum += d > 0 ? exp(-(d / mid)) : 1.0;
-        }
-        if (fabs(psum - target) < FUZZY_TOLERANCE) break;
-        if (psum > target) {
-            hi = mid;
-            mid = (lo + hi) / 2.0;
-        } else {
-            lo = mid;
-            mid = hi == INFINITY ? mid * 2 : (lo + hi) / 2.0;
-        }
-    }
-    double sigma = mid;
-    if (rho > 0) {
-        const double floor_row = FUZZY_MIN_SCALE * (row_sum / n_listed);
-        if (sigma < floor_row) sigma = floor_row;
-    } else if (sigma < FUZZY_MIN_SCALE * mean_all) {
-        sigma = FUZZY_MIN_SCALE * mean_all;
-    }
-    *rho_out = rho;
-    *sigma_out = sigma;
-}
-
 gmm_status fuzzy_memberships_cpu(const int32_t *nn_index, const float *nn_dist, int64_t n, int k,
                                  double local_connectivity, int bipartite, double *rho,
                                  double *sigma, double *memberships)
@@ -122,20 +51,9 @@ gmm_status fuzzy_memberships_cpu(const int32_t *nn_index, const float *nn_dist, 
     if (status != GMM_OK) return status;
     const double target = log2((double)k);
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-        const int32_t *idx = nn_index + i * k;
-        const float *dist = nn_dist + i * k;
-        double *w = memberships + i * k;
-        smooth_row(idx, dist, k, local_connectivity, target, mean_all, rho + i, sigma + i);
-        for (int j = 0; j < k; j++) {
-            if (idx[j] == -1 || (!bipartite && idx[j] == i)) {
-                w[j] = 0;
-                continue;
-            }
-            const double d = dist[j] - rho[i];
-            w[j] = d <= 0 || sigma[i] == 0 ? 1.0 : exp(-(d / sigma[i]));
-        }
-    }
+    for (int64_t i = 0; i < n; i++)
+        fuzzy_set_row(i, nn_index + i * k, nn_dist + i * k, k, local_connectivity, bipartite,
+                      target, mean_all, rho + i, sigma + i, memberships + i * k);
     return GMM_OK;
 }
 
