@@ -186,13 +186,14 @@ TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_C))
 # replays both through the same harness compiled without libFuzzer (replay_main.c, gcc); `make
 # fuzz` builds the harnesses with clang in build-fuzz/ and runs each FUZZ_SECONDS seconds.
 # The option-parser harnesses link the program's own object with its main renamed.
-FUZZ_TARGETS := idx model dataset train_args predict_args
+FUZZ_TARGETS := idx model dataset train_args predict_args augment_args
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= build-fuzz
 FUZZ_COMMON_OBJ := $(BUILD)/tests/fuzz/fuzz_util.o
 FUZZ_APP_OBJ_train_args := $(APP_SUPPORT_OBJ)
 FUZZ_APP_OBJ_predict_args := $(BUILD)/app/gmm_predict.nomain.o $(APP_SUPPORT_OBJ)
+FUZZ_APP_OBJ_augment_args := $(APP_SUPPORT_OBJ)
 REPLAYS := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/replay_%)
 
 .PHONY: all test run-tests deps demo clean help bench check-mnist examples check-layers fuzz \

@@ -3,6 +3,7 @@
 
 #include "models/backend/backend.h"
 #include "models/dist/comm.h"
+#include "models/features/finite_check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,20 +49,48 @@ int cli_fail(gmm_status status)
     return 2;
 }
 
+/* "must be >= MIN" for a value below a range that only the type bounds above, else "must be
+ * between MIN and MAX" (a value past the 64-bit range too: never a "must be >= 1" for it) */
+static void int_range_error(const char *option, long long min, long long max, int below,
+                            const char *got)
+{
+    if (below && max == INT64_MAX)
+        cli_error("%s must be >= %lld, got %s", option, min, got);
+    else
+        cli_error("%s must be between %lld and %lld, got %s", option, min, max, got);
+}
+
 int cli_parse_int(const char *option, const char *text, long long min, long long max, long long *out)
 {
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (!*text || *end || errno) {
+    if (!*text || *end || (errno && errno != ERANGE)) {
         cli_error("%s expects an integer, got '%s'", option, text);
         return -1;
     }
-    if (v < min || v > max) {
-        if (max == INT32_MAX || max == INT64_MAX)
-            cli_error("%s must be >= %lld, got %lld", option, min, v);
-        else
-            cli_error("%s must be between %lld and %lld, got %lld", option, min, max, v);
+    if (errno == ERANGE || v < min || v > max) { /* ERANGE: past the 64-bit range */
+        int_range_error(option, min, max, errno == ERANGE ? v < 0 : v < min, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double_range(const char *option, const char *text, double min, double max,
+                           double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    /* ERANGE on underflow still gives a usable (tiny or zero) number: only overflow is refused */
+    int overflow = errno == ERANGE && isinf(v);
+    if (!*text || *end || (errno && errno != ERANGE) || isnan(v)) {
+        cli_error("%s expects a number, got '%s'", option, text);
+        return -1;
+    }
+    if (overflow || v < min || v > max) {
+        cli_error("%s must be between %g and %g, got '%s'", option, min, max, text);
         return -1;
     }
     *out = v;
@@ -70,19 +99,7 @@ int cli_parse_int(const char *option, const char *text, long long min, long long
 
 int cli_parse_double(const char *option, const char *text, double min, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (!*text || *end || errno || !isfinite(v)) {
-        cli_error("%s expects a number, got '%s'", option, text);
-        return -1;
-    }
-    if (v < min) {
-        cli_error("%s must be >= %g, got %g", option, min, v);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return cli_parse_double_range(option, text, min, GMM_MAX_ABS_VALUE, out);
 }
 
 int cli_parse_bytes(const char *option, const char *text, long long *out)

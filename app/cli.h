@@ -23,8 +23,12 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(gmm_status status);
 
 /* Strict parsers: the whole string must be a number in range; on failure print an error naming
- * the option and return -1. */
+ * the option and the allowed range and return -1. */
 int cli_parse_int(const char *option, const char *text, long long min, long long max, long long *out);
+/* A number in [min, max] (finite; an out-of-range value is refused with the range). */
+int cli_parse_double_range(const char *option, const char *text, double min, double max,
+                           double *out);
+/* A number in [min, GMM_MAX_ABS_VALUE] (1e100: what a model file may hold). */
 int cli_parse_double(const char *option, const char *text, double min, double *out);
 /* A byte count with an optional K, M or G suffix (powers of 1024): "512M", "2.5G". */
 int cli_parse_bytes(const char *option, const char *text, long long *out);

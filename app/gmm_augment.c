@@ -3,7 +3,6 @@
  * reproducible from --seed, generated and written piece by piece in bounded memory (the next
  * piece is made while the last is written). -n 8100000 gives an MNIST8M-size set. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,43 +12,12 @@
 #include <sys/stat.h>
 
 #include "app/cli.h"
+#include "app/gmm_augment_args.h"
 #include "data/dataset.h"
 #include "data/idx.h"
 #include "data/idx_writer.h"
 #include "data/png_write.h"
 #include "data/augment.h"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: gmm-augment IN_DIR OUT_DIR -n N [options]\n"
-            "\n"
-            "Writes OUT_DIR/train-images-idx3-ubyte (and train-labels-idx1-ubyte when IN_DIR has\n"
-            "labels): N images, image i made from training image i mod M of IN_DIR (M images)\n"
-            "by a random elastic deformation (a uniform random displacement field smoothed by a\n"
-            "Gaussian of width SIGMA and scaled by ALPHA, Simard et al. 2003) and a random shift\n"
-            "of up to SHIFT pixels each way. The first M images are the originals, as in\n"
-            "infiMNIST and MNIST8M. The same seed gives the same bytes. The test split of\n"
-            "IN_DIR, if any, is copied (raw) so that gmm-predict finds it, and augment.png shows\n"
-            "a few originals beside their deformations.\n"
-            "\n"
-            "options:\n"
-            "  -n, --count N        images to write (1 .. 4294967295; 8100000 is MNIST8M's size)\n"
-            "  --seed S             random seed (default 0)\n"
-            "  --alpha A            displacement scale in pixels (default 34)\n"
-            "  --sigma S            smoothing width in pixels (default 4)\n"
-            "  --max-shift P        whole-pixel shift each way, 0..8 (default 1)\n"
-            "  --no-originals       deform every image, the first M too\n"
-            "  --batch B            images per piece (default 65536): memory is about\n"
-            "                       2 x B x (image size + 1) bytes\n"
-            "  --png FILE           the picture (default OUT_DIR/augment.png; '' writes none)\n"
-            "  -q, --quiet          no progress lines\n"
-            "  --version            print the program's version and exit\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Exit codes: 0 done, 1 bad usage, 2 bad data or a failed write, 130 interrupted\n"
-            "(no output file is left half written).\n");
-}
 
 static volatile sig_atomic_t stop_requested;
 static void on_stop_signal(int sig)
@@ -147,69 +115,24 @@ static gmm_status copy_test_split(const char *in_dir, const char *out_dir, int *
     return st;
 }
 
-enum { OPT_SEED = 256, OPT_ALPHA, OPT_SIGMA, OPT_SHIFT, OPT_NO_ORIGINALS, OPT_BATCH, OPT_PNG,
-       OPT_VERSION };
-
 int main(int argc, char **argv)
 {
     cli_fit_blas_to_address_limit(argv);
-    cli_program = "gmm-augment";
-    gmm_augment_params params;
-    gmm_augment_params_default(&params);
-    long long count = 0, seed = 0, batch = 65536, v;
-    int keep_originals = 1, quiet = 0;
-    const char *png = NULL;
-    static const struct option longopts[] = {
-        {"count", required_argument, 0, 'n'}, {"seed", required_argument, 0, OPT_SEED},
-        {"alpha", required_argument, 0, OPT_ALPHA}, {"sigma", required_argument, 0, OPT_SIGMA},
-        {"max-shift", required_argument, 0, OPT_SHIFT},
-        {"no-originals", no_argument, 0, OPT_NO_ORIGINALS},
-        {"batch", required_argument, 0, OPT_BATCH}, {"png", required_argument, 0, OPT_PNG},
-        {"quiet", no_argument, 0, 'q'}, {"version", no_argument, 0, OPT_VERSION},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":n:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (cli_parse_int("-n", optarg, 1, UINT32_MAX, &count)) return 1;
-            break;
-        case OPT_SEED:
-            if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &seed)) return 1;
-            break;
-        case OPT_ALPHA:
-            if (cli_parse_double("--alpha", optarg, 0.0, &params.alpha)) return 1;
-            break;
-        case OPT_SIGMA:
-            if (cli_parse_double("--sigma", optarg, 0.5, &params.sigma)) return 1;
-            break;
-        case OPT_SHIFT:
-            if (cli_parse_int("--max-shift", optarg, 0, 8, &v)) return 1;
-            params.max_shift = (int)v;
-            break;
-        case OPT_NO_ORIGINALS: keep_originals = 0; break;
-        case OPT_BATCH:
-            if (cli_parse_int("--batch", optarg, 1, 1 << 24, &batch)) return 1;
-            break;
-        case OPT_PNG: png = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return 0;
-        case OPT_VERSION: return cli_version();
-        case ':': return cli_error("option %s needs a value (see --help)", argv[optind - 1]);
-        default: return cli_error("unknown option '%s' (see --help)", argv[optind - 1]);
-        }
-    }
-    if (argc - optind != 2) {
-        usage(stderr);
-        return cli_error(argc - optind < 2 ? "needs IN_DIR and OUT_DIR"
-                                           : "unexpected argument '%s' (see --help)",
-                         argv[optind + 2 < argc ? optind + 2 : 0]);
-    }
-    if (!count) return cli_error("-n N is required: the number of images to write");
-    gmm_status st = gmm_augment_params_check(&params);
+    gmm_augment_args args;
+    int parsed = gmm_augment_parse_args(argc, argv, &args);
+    if (parsed >= 0) return parsed;
+    gmm_augment_params params = args.params;
+    const long long count = args.count, seed = args.seed, batch = args.batch;
+    const int keep_originals = args.keep_originals, quiet = args.quiet;
+    const char *png = args.png;
+    const char *in_dir = args.in_dir, *out_dir = args.out_dir;
+    /* -n against the image size, from the header alone: refused before anything is made */
+    dataset head = {0};
+    gmm_status st = dataset_load_range(in_dir, DATASET_TRAIN, 0, 0, 0, &head);
     if (st != GMM_OK) return cli_fail(st);
-    const char *in_dir = argv[optind], *out_dir = argv[optind + 1];
-    if (!*out_dir) return cli_error("OUT_DIR is empty");
+    int too_many = gmm_augment_check_count(&args, head.rows, head.cols);
+    dataset_free(&head);
+    if (too_many) return too_many;
 
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
         return cli_error("cannot create %s: %s", out_dir, strerror(errno));

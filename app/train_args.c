@@ -220,10 +220,11 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             opt.max_iter = (int)v;
             break;
         case OPT_TOL:
-            if (cli_parse_double("--tol", optarg, 0.0, &opt.tol)) return 1;
+            if (cli_parse_double_range("--tol", optarg, 0.0, GMM_TOL_MAX, &opt.tol)) return 1;
             break;
         case OPT_REG:
-            if (cli_parse_double("--reg-covar", optarg, 0.0, &opt.reg_covar)) return 1;
+            if (cli_parse_double_range("--reg-covar", optarg, 0.0, GMM_REG_COVAR_MAX,
+                                       &opt.reg_covar)) return 1;
             break;
         case OPT_INIT:
             if (gmm_init_parse(optarg, &opt.init))
@@ -302,8 +303,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             if (cli_parse_int("--embed-dims", optarg, 1, 100, &embed_dims)) return 1;
             break;
         case OPT_MIN_DIST:
-            if (cli_parse_double("--min-dist", optarg, 0.0, &min_dist)) return 1;
-            if (min_dist > 1) return cli_error("--min-dist must be in [0, 1], got '%s'", optarg);
+            if (cli_parse_double_range("--min-dist", optarg, 0.0, 1.0, &min_dist)) return 1;
             break;
         case OPT_EPOCHS:
             if (cli_parse_int("--epochs", optarg, 1, 100000, &epochs)) return 1;

@@ -14,6 +14,13 @@
 extern "C" {
 #endif
 
+/* What the reader takes (and so what a writer may write): at most IDX_MAX_DATA_BYTES bytes of
+ * items (2^33: far above any image set, low enough that a corrupt header cannot ask for an absurd
+ * allocation) and at most IDX_MAX_ITEMS items (fewer than 2^31). data/idx.c and idx_writer.c
+ * hold the same values. */
+#define IDX_MAX_DATA_BYTES ((uint64_t)1 << 33)
+#define IDX_MAX_ITEMS INT32_MAX
+
 typedef struct {
     int n_items;     /* the items read (all that the header declares, or a range of them) */
     int rows, cols;  /* image shape; 1 x 1 for labels */

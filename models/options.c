@@ -60,10 +60,13 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
         return gmm_error(GMM_ERR_ARG, "n_components=%d must be <= n_samples=%lld",
                          o->n_components, (long long)n_samples);
     /* NaN compares false with everything, so it has to be asked for by name. */
-    if (isnan(o->tol) || o->tol < 0)
-        return gmm_error(GMM_ERR_ARG, "tol=%g must be a number >= 0", o->tol);
-    if (!isfinite(o->reg_covar) || o->reg_covar < 0)
-        return gmm_error(GMM_ERR_ARG, "reg_covar=%g must be a finite number >= 0", o->reg_covar);
+    if (!(o->tol >= 0 && o->tol <= GMM_TOL_MAX))
+        return gmm_error(GMM_ERR_ARG, "tol=%g must be between 0 and %g (what a model file holds)",
+                         o->tol, GMM_TOL_MAX);
+    if (!(o->reg_covar >= 0 && o->reg_covar <= GMM_REG_COVAR_MAX))
+        return gmm_error(GMM_ERR_ARG, "reg_covar=%g must be between 0 and %g (added to every "
+                         "variance, it must leave the covariances below the 1e100 a model file "
+                         "holds)", o->reg_covar, GMM_REG_COVAR_MAX);
     if (o->max_iter < 1) return gmm_error(GMM_ERR_ARG, "max_iter=%d must be >= 1", o->max_iter);
     if (o->n_init < 1) return gmm_error(GMM_ERR_ARG, "n_init=%d must be >= 1", o->n_init);
     if (o->kmeans_max_iter < 1)

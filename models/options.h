@@ -135,6 +135,13 @@ struct gmm_options {
     void *user;
 };
 
+/* The largest tol and reg_covar a fit takes: a model file holds every number finite and at most
+ * 1e100 in magnitude (GMM_MAX_ABS_VALUE, models/features/finite_check.h), tol among them, and
+ * reg_covar is added to every variance, so it leaves them room below that bound (a larger one
+ * would fit, and write a model that no loader takes). */
+#define GMM_TOL_MAX 1e100
+#define GMM_REG_COVAR_MAX 1e50
+
 void gmm_options_default(gmm_options *options);
 
 /* Checks options against the data shape; GMM_ERR_ARG with a detail when one is invalid. */

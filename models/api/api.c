@@ -154,6 +154,12 @@ int gmm_params_set_double(gmm_params *params, const char *name, double value)
     if (!params || !name) return fail_arg("gmm_params_set_double: params or name is NULL");
     if (!isfinite(value) || value < 0)
         return fail_arg("%s=%g must be a finite number >= 0", name, value);
+    if (!strcmp(name, "tol") && value > GMM_TOL_MAX)
+        return fail_arg("tol=%g must be at most %g (what a model file holds)", value, GMM_TOL_MAX);
+    if (!strcmp(name, "reg_covar") && value > GMM_REG_COVAR_MAX)
+        return fail_arg("reg_covar=%g must be at most %g (added to every variance, it must leave "
+                        "the covariances below the 1e100 a model file holds)", value,
+                        GMM_REG_COVAR_MAX);
     if (!strcmp(name, "tol")) params->options.tol = value;
     else if (!strcmp(name, "reg_covar")) params->options.reg_covar = value;
     else if (!strcmp(name, "min_dist") && value <= 1) params->space.min_dist = value;
