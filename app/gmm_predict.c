@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/cli.h"
 #include "app/cli_mpi.h"
@@ -66,6 +68,41 @@ static int default_data_path(const gmm_model *model, char *path, size_t len)
     base = base ? base + 1 : model->data_path;
     if (strncmp(base, "train-", 6) != 0) return -1;
     snprintf(path, len, "%.*st10k-%s", (int)(base - model->data_path), model->data_path, base + 6);
+    return 0;
+}
+
+/* Why default_data_path found nothing: no path recorded, or one that does not lead anywhere from
+ * here (a relative path is relative to the directory gmm-train ran in). Returns exit code 1. */
+static int explain_no_data_path(const gmm_model *model)
+{
+    if (!model->data_path[0])
+        return cli_error("the model does not name its training data; give the data to predict");
+    char cwd[PATH_MAX];
+    if (model->data_path[0] != '/')
+        return cli_error("the model records its training data as '%s', a path relative to the "
+                         "directory gmm-train ran in, not found from here (%s); give the data to "
+                         "predict", model->data_path, getcwd(cwd, sizeof cwd) ? cwd : "?");
+    return cli_error("the model records its training data as '%s', which is not a directory "
+                     "nor a train-* file with a t10k-* twin; give the data to predict",
+                     model->data_path);
+}
+
+/* The images against the model: the shape it was trained on (when it records one), not only
+ * the number of values (14 x 56 images are not 28 x 28 ones). Returns 0, or exit code 2 (bad
+ * data) after a message naming both. */
+static int check_image_shape(const gmm_model *model, const dataset *ds, int dim)
+{
+    if (model->image_rows > 0 &&
+        (model->image_rows != ds->rows || model->image_cols != ds->cols)) {
+        cli_error("%s has %d x %d images but the model was trained on %d x %d images",
+                  ds->images_path, ds->rows, ds->cols, model->image_rows, model->image_cols);
+        return 2;
+    }
+    if (dim != gmm_model_input_dim(model)) {
+        cli_error("%s has %d x %d images (%d values) but the model expects %d values",
+                  ds->images_path, ds->rows, ds->cols, dim, gmm_model_input_dim(model));
+        return 2;
+    }
     return 0;
 }
 
@@ -184,9 +221,11 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
                                  &n_total, &dim)) != GMM_OK)
         goto failed;
     const int64_t count = ds.n_samples;
-    if (dim != gmm_model_input_dim(model)) {
-        st = gmm_error(GMM_ERR_ARG, "%s has %d x %d images (%d values) but the model expects %d "
-                       "values", ds.images_path, ds.rows, ds.cols, dim, gmm_model_input_dim(model));
+    if ((model->image_rows > 0 && (model->image_rows != ds.rows || model->image_cols != ds.cols)) ||
+        dim != gmm_model_input_dim(model)) {
+        st = gmm_error(GMM_ERR_FORMAT, "%s has %d x %d images (%d values) but the model was "
+                       "trained on %d x %d images (%d values)", ds.images_path, ds.rows, ds.cols,
+                       dim, model->image_rows, model->image_cols, gmm_model_input_dim(model));
         goto failed;
     }
     if ((st = dataset_to_double(&ds, &X)) != GMM_OK) goto failed;
@@ -293,7 +332,7 @@ int main(int argc, char **argv)
     if (args.data_path) {
         snprintf(data_path, sizeof data_path, "%s", args.data_path);
     } else if (default_data_path(&model, data_path, sizeof data_path) != 0) {
-        rc = cli_error("the model does not name a training directory; give the data to predict");
+        rc = explain_no_data_path(&model);
         goto done;
     }
     if (mpi.size > 1) {
@@ -311,11 +350,7 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
-    if (dim != gmm_model_input_dim(&model)) {
-        rc = cli_error("%s has %d x %d images (%d values) but the model expects %d values",
-                       ds.images_path, ds.rows, ds.cols, dim, gmm_model_input_dim(&model));
-        goto done;
-    }
+    if ((rc = check_image_shape(&model, &ds, dim))) goto done;
     loglik = malloc(sizeof(double) * ds.n_samples);
     assign = malloc(sizeof(int) * ds.n_samples);
     int need_resp = proba || diag_dir || images_dir;

@@ -46,7 +46,8 @@ static void on_stop_signal(int sig)
     }
     stop_requested = 1;
     static const char msg[] = "\ngmm-train: interrupted: stopping after the current EM iteration "
-                              "and writing the model (interrupt again to quit at once, writing "
+                              "and writing the model, or at once without one during the "
+                              "initialisation (interrupt again to quit at once, writing "
                               "nothing)\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
@@ -167,6 +168,36 @@ static gmm_status save_model_finish(model_saver *s)
     return GMM_OK;
 }
 
+/* --init-from's model against the training images (after the --pca check): a model fitted in a
+ * spectral or UMAP space cannot be continued on pixels, and a pixel-space model must be for
+ * images of this shape, not only of this many values (14 x 56 is not 28 x 28). Returns 0, or
+ * exit code 2 (bad data) after a message naming both. */
+static int check_start_model(const char *init_from, const gmm_model *start, const dataset *ds,
+                             int dim)
+{
+    if (start->space) {
+        cli_error("--init-from %s: the model was fitted in a %s space of %d dimensions (made "
+                  "from %d x %d images), not on the pixels; --init-from continues a pixel-space "
+                  "model only (a %s fit is not continued: fit it again)",
+                  init_from, gmm_feature_space_name(start->space), start->dim,
+                  start->image_rows, start->image_cols, gmm_feature_space_name(start->space));
+        return 2;
+    }
+    if (start->image_rows > 0 &&
+        (start->image_rows != ds->rows || start->image_cols != ds->cols)) {
+        cli_error("--init-from %s: the model is for %d x %d images, %s has %d x %d images",
+                  init_from, start->image_rows, start->image_cols, ds->images_path, ds->rows,
+                  ds->cols);
+        return 2;
+    }
+    if (start->dim != dim) {
+        cli_error("--init-from %s: the model is for %d values an image, %s has %d (%d x %d "
+                  "images)", init_from, start->dim, ds->images_path, dim, ds->rows, ds->cols);
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_fit_blas_to_address_limit(argv);
@@ -203,7 +234,7 @@ int main(int argc, char **argv)
     gmm_feature_space *feature_space = NULL; /* owns projection or space once made */
     gmm_model model = {0}, start = {0};
     diag_scores scores = {0};
-    gmm_fit_scores fit_scores = {0};
+    gmm_fit_scores fit_scores = {0}, summary_scores = {0}; /* summary_scores: a view, not owned */
     k_table k_fits = {0};
     iter_log iterations = {0};
     gmm_gpu *gpu = NULL;
@@ -275,12 +306,7 @@ int main(int argc, char **argv)
         rc = cli_error("--init-from does not yet continue a --pca fit");
         goto done;
     }
-    if (init_from && start.dim != dim) {
-        rc = cli_error("--init-from %s: the model is for %d features (%d x %d images), the data "
-                       "has %d x %d images", init_from, start.dim, start.image_rows,
-                       start.image_cols, ds.rows, ds.cols);
-        goto done;
-    }
+    if (init_from && (rc = check_start_model(init_from, &start, &ds, dim))) goto done;
     if ((st = gmm_options_validate(&opt, ds.n_samples, dim)) != GMM_OK) {
         rc = cli_fail(st);
         goto done;
@@ -394,6 +420,14 @@ int main(int argc, char **argv)
         if (!ds.labels) opt.on_fitted = save_when_fitted;
         st = gmm_fit_scored(X, ds.n_samples, dim, &opt, &model, &fit_scores);
     }
+    if (st == GMM_INTERRUPTED && !model.weights) {
+        /* stopped inside the initialisation: there is no model, and the output (an older model
+         * there, perhaps) is left as it was */
+        fprintf(stderr, "gmm-train: interrupted during initialisation; no model written (%s)\n",
+                gmm_error_message(st));
+        rc = EXIT_INTERRUPTED;
+        goto done;
+    }
     if (st == GMM_INTERRUPTED) {
         char where[256]; /* the library's words, before the save can record others */
         snprintf(where, sizeof where, "%s", gmm_error_message(st));
@@ -453,6 +487,9 @@ int main(int argc, char **argv)
         rc = umap_map_write(args.map_path, &model, gmm_space_umap(model.space)->map, ds.n_samples,
                             fit_scores.labels, ds.labels, title);
     }
+    /* the summary reads the final scores wherever they are: the pictures and diagnostics take
+     * the arrays over (they stay alive in scores until the end), the numbers are kept here */
+    summary_scores = fit_scores;
     if (!rc && (images_dir || diag_dir) &&
         (st = diag_scores_adopt(&model, &fit_scores, &scores)) != GMM_OK)
         rc = cli_fail(st);
@@ -520,7 +557,7 @@ int main(int argc, char **argv)
     }
     if (args.json_path) {
         train_summary summary = {.args = &args, .opt = &opt, .ds = &ds, .model = &model,
-                                 .scores = &fit_scores, .iterations = &iterations,
+                                 .scores = &summary_scores, .iterations = &iterations,
                                  .k_table = args.k_is_range ? &k_fits : NULL,
                                  .seconds_load = t_loaded - t_start, .seconds_fit = t_fit - t_loaded,
                                  .seconds_pictures = t_pictures - t_fit,

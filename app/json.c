@@ -21,10 +21,36 @@ int json_close(json_writer *w)
     return bad ? -1 : 0;
 }
 
+/* The length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes there are not
+ * one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, cut short). */
+static int utf8_sequence_length(const unsigned char *p)
+{
+    const unsigned char c = p[0];
+    int n;
+    unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;      /* overlong */
+        else if (c == 0xed) hi = 0x9f; /* UTF-16 surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;      /* overlong */
+        else if (c == 0xf4) hi = 0x8f; /* past U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi) return 0; /* also the terminating NUL */
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return n;
+}
+
 void json_write_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -34,11 +60,25 @@ void json_write_string(FILE *f, const char *s)
         case '\b': fputs("\\b", f); break;
         case '\f': fputs("\\f", f); break;
         default:
-            if (*p < 0x20 || *p == 0x7f)
+            if (*p < 0x20 || *p == 0x7f) {
                 fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f); /* UTF-8 bytes pass through */
+            } else if (*p >= 0x80) {
+                /* UTF-8 passes through; a byte that is not (a path in another encoding) becomes
+                 * U+FFFD, the replacement character, so that the document stays valid JSON */
+                int n = utf8_sequence_length(p);
+                if (n == 0) {
+                    fputs("\\ufffd", f);
+                    n = 1;
+                } else {
+                    fwrite(p, 1, (size_t)n, f);
+                }
+                p += n;
+                continue;
+            } else {
+                fputc(*p, f);
+            }
         }
+        p++;
     }
     fputc('"', f);
 }

@@ -31,7 +31,8 @@ void json_int(json_writer *w, const char *key, long long value);
 void json_bool(json_writer *w, const char *key, int value);
 void json_null(json_writer *w, const char *key);
 
-/* Writes s as a JSON string literal (with its quotes) to f. */
+/* Writes s as a JSON string literal (with its quotes) to f: always valid UTF-8, a byte that is
+ * not part of a well-formed UTF-8 sequence (a path in another encoding) written as \ufffd. */
 void json_write_string(FILE *f, const char *s);
 
 #endif

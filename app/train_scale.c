@@ -138,6 +138,12 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
     model.image_rows = ds.rows;
     model.image_cols = ds.cols;
     snprintf(model.data_path, sizeof model.data_path, "%s", args->data_path);
+    if (st == GMM_INTERRUPTED && !model.weights) { /* inside the initialisation: no model */
+        if (root)
+            fprintf(stderr, "gmm-train: interrupted during initialisation; no model written\n");
+        rc = EXIT_INTERRUPTED;
+        goto done;
+    }
     if (st == GMM_INTERRUPTED) {
         if (root && (st = gmm_model_save(args->output, &model)) != GMM_OK) goto failed;
         if (root)

@@ -66,6 +66,29 @@ static void find_labels_beside(const char *images_path, char *labels, size_t siz
     }
 }
 
+/* What the entry at path (named name) is when it exists and is not a regular file ("name is a
+ * FIFO", "name is a symbolic link to a character device", ...); "" when it does not exist. */
+static void describe_not_regular(const char *path, const char *name, char *out, size_t size)
+{
+    struct stat link_sb, sb;
+    out[0] = '\0';
+    if (lstat(path, &link_sb) != 0) return;
+    const int is_link = S_ISLNK(link_sb.st_mode);
+    if (is_link && stat(path, &sb) != 0) {
+        snprintf(out, size, "%s is a symbolic link that leads nowhere (%s)", name,
+                 strerror(errno));
+        return;
+    }
+    if (!is_link) sb = link_sb;
+    const char *kind = S_ISDIR(sb.st_mode)    ? "directory"
+                       : S_ISFIFO(sb.st_mode) ? "FIFO (named pipe)"
+                       : S_ISCHR(sb.st_mode)  ? "character device"
+                       : S_ISBLK(sb.st_mode)  ? "block device"
+                       : S_ISSOCK(sb.st_mode) ? "socket"
+                                              : "special file";
+    snprintf(out, size, "%s is %s %s", name, is_link ? "a symbolic link to a" : "a", kind);
+}
+
 /* The images of [first, first + count) (count < 0: all) and their labels. */
 static gmm_status load_files(const char *images_path, const char *labels_path, int64_t first,
                              int64_t count, int map, dataset *out)
@@ -125,12 +148,18 @@ static gmm_status find_files(const char *path, dataset_split split, char *images
     const char *sep = ends_with(path, "/") ? "" : "/";
     const char *const *names = image_names[split];
     images_path[0] = '\0';
+    char skipped[160] = ""; /* the first entry of those names that is not a regular file */
     for (int i = 0; i < 4; i++) {
         int n = snprintf(images_path, size, "%s%s%s", path, sep, names[i]);
         if (n < 0 || (size_t)n >= size) return gmm_error(GMM_ERR_ARG, "%s: path too long", path);
         if (is_regular_file(images_path)) break;
+        if (!skipped[0]) describe_not_regular(images_path, names[i], skipped, sizeof skipped);
         images_path[0] = '\0';
     }
+    if (!images_path[0] && skipped[0])
+        return gmm_error(GMM_ERR_IO, "%s: no %s images found: %s, not a regular file (only "
+                         "regular files are read)",
+                         path, split == DATASET_TRAIN ? "training" : "test", skipped);
     if (!images_path[0])
         return gmm_error(GMM_ERR_IO,
                          "%s: no %s images found (looked for %s, %s, %s, %s); "

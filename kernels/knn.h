@@ -54,6 +54,11 @@ gmm_status knn_cpu_blas(const float *queries, size_t n_queries, const float *ref
 typedef struct {
     size_t query_tile, ref_tile, margin;
     size_t n_direct; /* out */
+    /* asked before every tile's SGEMM when not NULL: nonzero ends the search with
+     * GMM_INTERRUPTED (the results unset), so that a caller's stop request is heard within one
+     * tile rather than after the whole search */
+    int (*should_stop)(void *user);
+    void *stop_user;
 } knn_blas_params;
 #define KNN_BLAS_DEFAULTS {.query_tile = 2048, .ref_tile = 2048, .margin = 16, .n_direct = 0}
 

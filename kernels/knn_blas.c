@@ -296,6 +296,11 @@ gmm_status knn_cpu_blas_params(const float *queries, size_t n_queries, const flo
         if (!self) reset_lists(lists, worst, nq, L);
         for (size_t r0 = self ? q0 : 0; r0 < n_refs; r0 += br) {
             const size_t nr = n_refs - r0 < br ? n_refs - r0 : br;
+            if (params->should_stop && params->should_stop(params->stop_user)) {
+                st = gmm_error(GMM_INTERRUPTED, "interrupted in the kNN search (%zu of %zu "
+                               "queries done)", q0, n_queries);
+                goto done;
+            }
             la_sgemm(false, true, (int)nq, (int)nr, (int)dim, -2.0f, queries + q0 * dim, (int)dim,
                      refs + r0 * dim, (int)dim, 0.0f, C, (int)nr);
             scan_rows(C, nq, nr, rnorm + r0, r0, q_lists, q_worst, L);

@@ -26,6 +26,29 @@ const char *gmm_precision_name(gmm_precision precision)
     return precision_names[precision];
 }
 
+/* ---- the stop request inside an initialisation --------------------------------------- */
+
+/* one per thread: the fits of a multi-GPU run each run on a thread of their own */
+static _Thread_local gmm_should_stop_fn scope_should_stop;
+static _Thread_local void *scope_user;
+
+void gmm_stop_scope_begin(const gmm_options *options)
+{
+    scope_should_stop = options ? options->should_stop : NULL;
+    scope_user = options ? options->user : NULL;
+}
+
+void gmm_stop_scope_end(void)
+{
+    scope_should_stop = NULL;
+    scope_user = NULL;
+}
+
+int gmm_stop_requested(void)
+{
+    return scope_should_stop && scope_should_stop(scope_user);
+}
+
 /* ---- the model -------------------------------------------------------------------------- */
 
 void gmm_options_default(gmm_options *options)

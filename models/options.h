@@ -144,6 +144,16 @@ struct gmm_options {
 
 void gmm_options_default(gmm_options *options);
 
+/* The stop request inside an initialisation. The EM loop asks options->should_stop itself; the
+ * loops of an initialisation that options do not reach (k-means's and k-means++'s iterations,
+ * which run through the backend table, and the kNN search's blocks) ask gmm_stop_requested,
+ * which reads the should_stop that the fit running on this thread set with
+ * gmm_stop_scope_begin (0 outside such a scope, or with no should_stop). A loop that sees it
+ * returns GMM_INTERRUPTED: the fit then has no model from that initialisation. */
+void gmm_stop_scope_begin(const gmm_options *options);
+void gmm_stop_scope_end(void);
+int gmm_stop_requested(void);
+
 /* Checks options against the data shape; GMM_ERR_ARG with a detail when one is invalid. */
 gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, int dim);
 

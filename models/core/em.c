@@ -307,6 +307,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
     gmm_model scratch = {0};
     page_toucher toucher = {.started = false};
     bool handed_over = false; /* on_fitted has the model: never freed here after that */
+    bool interrupted_in_init = false; /* before any run had parameters: no model at all */
     int K = o->n_components, dim = data->dim;
     const int64_t n_samples = data->n_rows, n_total = data->n_total;
     memset(model, 0, sizeof *model);
@@ -357,11 +358,35 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
     int stopped = 0, stopped_init = 0, stopped_iter = 0; /* a stop was asked for, and where */
     for (int init = 0; init < n_runs && !stopped; init++) {
         t_phase = now_seconds();
-        if (o->init_model) /* EM from the given parameters: the first E-step runs under them */
+        if (o->init_model) { /* EM from the given parameters: the first E-step runs under them */
             status = be->set_params(ctx, o->init_model);
-        else
+        } else {
+            /* the initialisation's own loops hear a stop request too (options.h) */
+            gmm_stop_scope_begin(o);
             status = initialise_run(be, ctx, data, o, initial_resp, &rng, resp, &report,
                                     &scratch);
+            gmm_stop_scope_end();
+            int stop = status == GMM_OK && o->should_stop && o->should_stop(o->user);
+            if (status == GMM_OK && (status = gmm_comm_any(o->comm, &stop)) != GMM_OK) goto fail;
+            if (stop)
+                status = gmm_error(GMM_INTERRUPTED, "interrupted after initialisation %d",
+                                   init + 1);
+        }
+        if (status == GMM_INTERRUPTED) {
+            /* stopped inside an initialisation: that run has no parameters; the best of the
+             * runs before it (if any) is the model, else there is none (freed below) */
+            if (have_best) {
+                stopped = 1;
+                stopped_init = init;
+                stopped_iter = 0; /* no EM iteration of this run */
+                break;
+            }
+            char where[256]; /* the loop's words (gmm_error writes the buffer they are in) */
+            snprintf(where, sizeof where, "%s", gmm_error_message(status));
+            status = gmm_error(GMM_INTERRUPTED, "%s; no model", where);
+            interrupted_in_init = true;
+            goto fail;
+        }
         if (status != GMM_OK) goto fail;
 
         double lb = -INFINITY, change = INFINITY;
@@ -388,8 +413,8 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
                 converged = 1;
                 break;
             }
-            /* asked after the iteration, so an interrupt during the initialisation still gets
-             * one iteration's parameters; and again after a checkpoint, which takes a while */
+            /* asked after the iteration (the initialisation asks in its own loops and after
+             * it); and again after a checkpoint, which takes a while */
             int stop = o->should_stop && o->should_stop(o->user);
             /* every rank stops together, after the same iteration */
             if ((status = gmm_comm_any(o->comm, &stop)) != GMM_OK) goto fail;
@@ -434,7 +459,11 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
     }
     if (stopped) {
         /* the per-sample scores would cost one more E-step over all the data: skipped */
-        if (n_runs > 1)
+        if (stopped_iter == 0)
+            status = gmm_error(GMM_INTERRUPTED, "interrupted during initialisation %d of %d; "
+                               "the best of the %d runs before it kept", stopped_init + 1,
+                               n_runs, stopped_init);
+        else if (n_runs > 1)
             status = gmm_error(GMM_INTERRUPTED, "interrupted after EM iteration %d of "
                                "initialisation %d of %d", stopped_iter, stopped_init + 1, n_runs);
         else
@@ -455,7 +484,8 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
 fail:
     touch_join(&toucher);
     if (status != GMM_OK) {
-        if (status != GMM_INTERRUPTED && !handed_over) gmm_model_free(model);
+        if ((status != GMM_INTERRUPTED || interrupted_in_init) && !handed_over)
+            gmm_model_free(model);
         gmm_fit_scores_free(scores);
     }
     gmm_model_free(&scratch);

@@ -22,7 +22,9 @@ extern "C" {
  * asks for it the fit returns GMM_INTERRUPTED and still fills the model (free it as well): the
  * best of the runs finished so far and the interrupted one's parameters after its last
  * iteration (at least one), with that run's converged flag and n_iter; the later runs and the
- * scores of gmm_fit_scored are skipped. */
+ * scores of gmm_fit_scored are skipped. The initialisations hear the request too (k-means,
+ * k-means++, the kNN search: options.h's gmm_stop_requested): a stop inside one keeps the best
+ * of the runs before it, and inside the first leaves no model at all (weights NULL). */
 gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_options *options,
                    gmm_model *model);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/knn.h"
+#include "models/options.h"
 
 typedef struct {
     double key;
@@ -29,6 +30,19 @@ static double sq_dist_f(const float *a, const float *b, int d)
         s += (double)(t * t);
     }
     return s;
+}
+
+/* The fit's stop request (models/options.h), asked between the steps and inside the search. */
+static int stop_polled(void *unused)
+{
+    (void)unused;
+    return gmm_stop_requested();
+}
+
+static gmm_status stop_check(const char *where)
+{
+    if (!gmm_stop_requested()) return GMM_OK;
+    return gmm_error(GMM_INTERRUPTED, "interrupted in the knn initialisation (%s)", where);
 }
 
 gmm_status gmm_init_knn(const double *X, int64_t n_samples, int dim, int n_components,
@@ -84,10 +98,14 @@ gmm_status gmm_init_knn(const double *X, int64_t n_samples, int dim, int n_compo
     if (gpu)
         status = knn_cuda_host(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), gpu,
                                nn_index, nn_dist);
-    else
-        status = knn_cpu_blas(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1), nn_index,
-                         nn_dist);
+    else {
+        knn_blas_params params = KNN_BLAS_DEFAULTS;
+        params.should_stop = stop_polled; /* heard within one tile of the search */
+        status = knn_cpu_blas_params(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1),
+                                     nn_index, nn_dist, &params);
+    }
     if (status != GMM_OK) goto fail;
+    if ((status = stop_check("after the kNN search")) != GMM_OK) goto fail;
 
     /* 3a. density: inverse mean distance to the k neighbours other than the point itself */
     for (int64_t i = 0; i < m; i++) {
@@ -132,6 +150,8 @@ gmm_status gmm_init_knn(const double *X, int64_t n_samples, int dim, int n_compo
         }
         delta[i] = rank[i] == 0 ? sqrt(farthest) : sqrt(best);
     }
+
+    if ((status = stop_check("after the density peaks")) != GMM_OK) goto fail;
 
     /* 4. seeds: the K largest density * delta */
     for (int64_t i = 0; i < m; i++) {

@@ -64,8 +64,16 @@ gmm_status gmm_kmeans_run(const gmm_kmeans_steps *steps, gmm_comm *comm, int64_t
         int64_t changed = 0;
         double shift = 0;
         if ((status = steps->assign(steps->ctx, centers, &changed)) != GMM_OK) goto fail;
-        double changed_all = (double)changed;
-        if ((status = gmm_comm_sum(comm, &changed_all, 1)) != GMM_OK) goto fail;
+        /* the label changes and the stop request (options.h) summed over the ranks in one go:
+         * every rank stops together */
+        double polled[2] = {(double)changed, gmm_stop_requested() ? 1.0 : 0.0};
+        if ((status = gmm_comm_sum(comm, polled, 2)) != GMM_OK) goto fail;
+        if (polled[1] > 0) {
+            status = gmm_error(GMM_INTERRUPTED, "interrupted in Lloyd iteration %d of the k-means "
+                               "initialisation", it);
+            goto fail;
+        }
+        double changed_all = polled[0];
         if (changed_all == 0 && it > 1) break;
         if ((status = steps->update(steps->ctx, stats, counts)) != GMM_OK) goto fail;
         for (int k = 0; k < K; k++) stats[Kd + k] = counts[k];
@@ -163,6 +171,13 @@ gmm_status gmm_kpp_run(const gmm_kpp_steps *steps, gmm_comm *comm, int64_t first
     if ((status = gmm_comm_gather1(comm, pot, share)) != GMM_OK) goto fail;
 
     for (int k = 1; k < n_components; k++) {
+        int stop = gmm_stop_requested(); /* options.h: every rank stops together */
+        if ((status = gmm_comm_any(comm, &stop)) != GMM_OK) goto fail;
+        if (stop) {
+            status = gmm_error(GMM_INTERRUPTED, "interrupted at seed %d of %d of the k-means++ "
+                               "initialisation", k + 1, n_components);
+            goto fail;
+        }
         double total = 0;
         for (int r = 0; r < size; r++) {
             prefix[r] = total;
