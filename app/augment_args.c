@@ -70,7 +70,10 @@ int gmm_augment_parse_args(int argc, char **argv, gmm_augment_args *args)
         switch (c) {
         case 'n':
             /* the reader's count limit; the bytes' limit needs the image size (check_count) */
-            if (cli_parse_int("-n", optarg, 1, IDX_MAX_ITEMS, &a.count)) return 1;
+            if (cli_parse_int("-n", optarg, INT64_MIN, INT64_MAX, &a.count)) return 1;
+            if (a.count < 1 || a.count > IDX_MAX_ITEMS)
+                return cli_error("-n must be between 1 and %d (the images an IDX file may "
+                                 "hold), got %s", IDX_MAX_ITEMS, optarg);
             break;
         case OPT_SEED:
             if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &a.seed)) return 1;

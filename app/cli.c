@@ -50,11 +50,12 @@ int cli_fail(gmm_status status)
 }
 
 /* "must be >= MIN" for a value below a range that only the type bounds above, else "must be
- * between MIN and MAX" (a value past the 64-bit range too: never a "must be >= 1" for it) */
+ * between MIN and MAX" (a value above the range, or past the 64-bit range: never "must be >= 1"
+ * for a value that is too large) */
 static void int_range_error(const char *option, long long min, long long max, int below,
                             const char *got)
 {
-    if (below && max == INT64_MAX)
+    if (below && (max == INT32_MAX || max == INT64_MAX))
         cli_error("%s must be >= %lld, got %s", option, min, got);
     else
         cli_error("%s must be between %lld and %lld, got %s", option, min, max, got);
@@ -90,7 +91,10 @@ int cli_parse_double_range(const char *option, const char *text, double min, dou
         return -1;
     }
     if (overflow || v < min || v > max) {
-        cli_error("%s must be between %g and %g, got '%s'", option, min, max, text);
+        if (v < min && max >= GMM_MAX_ABS_VALUE) /* below a range bounded above by the default */
+            cli_error("%s must be >= %g, got '%s'", option, min, text);
+        else
+            cli_error("%s must be between %g and %g, got '%s'", option, min, max, text);
         return -1;
     }
     *out = v;

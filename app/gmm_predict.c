@@ -94,8 +94,9 @@ static int check_image_shape(const gmm_model *model, const dataset *ds, int dim)
 {
     if (model->image_rows > 0 &&
         (model->image_rows != ds->rows || model->image_cols != ds->cols)) {
-        cli_error("%s has %d x %d images but the model was trained on %d x %d images",
-                  ds->images_path, ds->rows, ds->cols, model->image_rows, model->image_cols);
+        cli_error("%s has %d x %d images but the model expects %d values of %d x %d images "
+                  "(the shape it was trained on)", ds->images_path, ds->rows, ds->cols,
+                  gmm_model_input_dim(model), model->image_rows, model->image_cols);
         return 2;
     }
     if (dim != gmm_model_input_dim(model)) {

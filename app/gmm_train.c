@@ -183,16 +183,11 @@ static int check_start_model(const char *init_from, const gmm_model *start, cons
                   start->image_rows, start->image_cols, gmm_feature_space_name(start->space));
         return 2;
     }
-    if (start->image_rows > 0 &&
-        (start->image_rows != ds->rows || start->image_cols != ds->cols)) {
-        cli_error("--init-from %s: the model is for %d x %d images, %s has %d x %d images",
-                  init_from, start->image_rows, start->image_cols, ds->images_path, ds->rows,
-                  ds->cols);
-        return 2;
-    }
-    if (start->dim != dim) {
-        cli_error("--init-from %s: the model is for %d values an image, %s has %d (%d x %d "
-                  "images)", init_from, start->dim, ds->images_path, dim, ds->rows, ds->cols);
+    if (start->dim != dim || (start->image_rows > 0 && (start->image_rows != ds->rows ||
+                                                          start->image_cols != ds->cols))) {
+        cli_error("--init-from %s: the model is for %d features (%d x %d images), the data has "
+                  "%d x %d images", init_from, start->dim, start->image_rows, start->image_cols,
+                  ds->rows, ds->cols);
         return 2;
     }
     return 0;

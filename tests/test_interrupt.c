@@ -298,6 +298,49 @@ START_TEST(test_checkpoint_survives_kill)
 }
 END_TEST
 
+/* ---- issue 30: the stop request inside the initialisations ------------------------------ */
+
+/* SIGINT shortly after the fit starts, while the initialisation runs (the kNN search of --init
+ * knn, or k-means++ and Lloyd's iterations of k-means with K = 40, on the digits: seconds on
+ * any machine): exit 130 without a single EM iteration, "no model written", and the model file
+ * that was there before left byte for byte. Before, the program waited for the initialisation
+ * and one EM iteration (27 s on the digits) and replaced the file with a 1-iteration model. */
+START_TEST(test_interrupt_during_initialisation)
+{
+    const char *dir = tu_mnist_dir();
+    if (!dir) {
+        fprintf(stderr, "test_interrupt_during_initialisation: skipped (no MNIST: set "
+                        "GMM_TEST_MNIST_DIR)\n");
+        return;
+    }
+    const char *older = "older model bytes: not to be replaced\n";
+    FILE *f = fopen(tu_tmp_path("older.bin"), "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(older, f);
+    ck_assert_int_eq(fclose(f), 0);
+    child c;
+    child_start(&c, dir, _i == 0 ? "--init knn --device cpu --seed 1 --png '' -o older.bin"
+                                 : "-k 40 --device cpu --seed 1 --png '' -o older.bin");
+    child_wait_for(&c, _i == 0 ? "knn init: density peaks" : "fitting K=40 ");
+    usleep(300 * 1000);
+    kill(c.pid, SIGINT);
+    int status = child_wait_exit(&c);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d; output:\n%s",
+                  status, c.out);
+    ck_assert_msg(strstr(c.out, "interrupted during initialisation; no model written"), "%s",
+                  c.out);
+    ck_assert_msg(!strstr(c.out, "iter    1 "), "an EM iteration ran:\n%s", c.out);
+    char back[256] = "";
+    f = fopen(tu_tmp_path("older.bin"), "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(back, 1, sizeof back - 1, f);
+    fclose(f);
+    back[n] = '\0';
+    ck_assert_str_eq(back, older);
+    ck_assert(!file_exists("older.bin" GMM_MODEL_TEMP_SUFFIX));
+}
+END_TEST
+
 static Suite *interrupt_suite(void)
 {
     Suite *s = suite_create("interrupt");
@@ -306,6 +349,7 @@ static Suite *interrupt_suite(void)
     tcase_add_loop_test(tc, test_interrupt_writes_model_and_resumes, 0, 2);
     tcase_add_test(tc, test_second_interrupt_exits_at_once);
     tcase_add_test(tc, test_checkpoint_survives_kill);
+    tcase_add_loop_test(tc, test_interrupt_during_initialisation, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
