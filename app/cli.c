@@ -44,7 +44,10 @@ int cli_error(const char *fmt, ...)
 
 int cli_fail(gmm_status status)
 {
-    fprintf(stderr, "%s: error: %s\n", cli_program, gmm_error_message(status));
+    /* a failed allocation says so first, whatever its detail's words ("cannot allocate ...") */
+    const char *message = gmm_error_message(status);
+    const int say_oom = status == GMM_ERR_NOMEM && !strstr(message, "out of memory");
+    fprintf(stderr, "%s: error: %s%s\n", cli_program, say_oom ? "out of memory: " : "", message);
     return 2;
 }
 
@@ -164,17 +167,42 @@ static const char *env_value(const char *name)
  * each thread that calls into it; when a map fails it retries for ever (a hang, not an error).
  * Under an address-space limit (ulimit -v) too small for that per core, the program starts
  * itself again with OPENBLAS_NUM_THREADS=1, which OpenBLAS reads at load: one thread, the same
- * results. Once only (the variable is then set), and never when the user set it. */
+ * results. Once only (the variable is then set), and never when the user set it.
+ * That alone was not enough: one thread still maps its 128 MiB buffer at its first level-3 call,
+ * and by then (the PCA's covariance, after the images were read and converted) the data had
+ * taken the room: under ulimit -v 340-450 MB gmm-train --pca 50 spun for ever inside
+ * cblas_dsyrk. So under any address-space or data limit the buffers are mapped first, here
+ * (la_blas_reserve_buffers: a probe of their size, then one small product that maps them; a few
+ * milliseconds, and nothing at all without a limit), and a later allocation that fails is the
+ * program's own, reported as out of memory; when even the buffers do not fit, the program ends
+ * here with that message and exit code 2. */
 void cli_fit_blas_to_address_limit(char **argv)
 {
-    struct rlimit limit;
-    if (getenv("OPENBLAS_NUM_THREADS") || getrlimit(RLIMIT_AS, &limit) != 0 ||
-        limit.rlim_cur == RLIM_INFINITY)
-        return;
+    struct rlimit as_limit, data_limit;
+    const int as_set = getrlimit(RLIMIT_AS, &as_limit) == 0 && as_limit.rlim_cur != RLIM_INFINITY;
+    const int data_set =
+        getrlimit(RLIMIT_DATA, &data_limit) == 0 && data_limit.rlim_cur != RLIM_INFINITY;
+    if (!as_set && !data_set) return;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores <= 1 || (double)limit.rlim_cur >= (double)(cores + 2) * 256.0 * 1024 * 1024) return;
-    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
-    execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
+    if (as_set && !getenv("OPENBLAS_NUM_THREADS") && cores > 1 &&
+        (double)as_limit.rlim_cur < (double)(cores + 2) * 256.0 * 1024 * 1024 &&
+        setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+        execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
+    size_t needed = 0;
+    if (la_blas_reserve_buffers(&needed) != 0) {
+        const char *slash = argv && argv[0] ? strrchr(argv[0], '/') : NULL;
+        const unsigned long long limit =
+            (unsigned long long)(as_set ? as_limit.rlim_cur : data_limit.rlim_cur);
+        fprintf(stderr, "%s: error: out of memory: the %s limit of %llu MiB leaves no room for "
+                "the %zu MiB of work buffers of the BLAS library (raise the limit%s)\n",
+                slash ? slash + 1 : argv && argv[0] ? argv[0] : cli_program,
+                as_set ? "address-space (ulimit -v)" : "data-segment (ulimit -d)", limit >> 20,
+                needed >> 20,
+                needed > LA_BLAS_BUFFER_BYTES + ((size_t)1 << 20)
+                    ? ", or set OPENBLAS_NUM_THREADS=1: one buffer"
+                    : "");
+        exit(2);
+    }
 }
 
 void cli_apply_environment(gmm_tuning *tuning)
