@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,55 @@ void cli_notice(void *user, const char *message)
     fprintf(stderr, "%s: %s\n", cli_program, message);
 }
 
+/* The mapped input that the SIGBUS handler knows: its bytes and the message it prints. */
+static const char *volatile guarded_map;
+static volatile size_t guarded_len;
+static char guarded_message[1400];
+static volatile size_t guarded_message_len;
+
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    const char *addr = info ? (const char *)info->si_addr : NULL;
+    const char *map = guarded_map;
+    if (map && addr >= map && addr < map + guarded_len) {
+        ssize_t ignored = write(STDERR_FILENO, guarded_message, guarded_message_len);
+        (void)ignored;
+        _exit(2);
+    }
+    /* not the mapped input: the default action, which the fault raises again on return */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+}
+
+void cli_install_sigbus_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+/* The mapping the SIGBUS handler turns into an error naming the file. */
+static void guard_mapped_input(const char *path, const void *map, size_t len)
+{
+    guarded_map = NULL; /* no half-written message is ever printed */
+    int n = snprintf(guarded_message, sizeof guarded_message,
+                     "%s: error: %s changed size while being read (truncated or replaced during "
+                     "the run; it is memory-mapped, not copied): stopped\n",
+                     cli_program, path);
+    if (n < 0) return;
+    guarded_message_len = (size_t)n < sizeof guarded_message ? (size_t)n
+                                                             : sizeof guarded_message - 1;
+    guarded_len = len;
+    guarded_map = map;
+}
+
 gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long limit, int rank,
                               int size, dataset *ds, int64_t *n_total, int *dim)
 {
@@ -147,7 +197,10 @@ gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long l
         return gmm_error(GMM_ERR_ARG, "%d ranks for %lld images: every rank needs at least one",
                          size, (long long)*n_total);
     gmm_comm_row_range(*n_total, rank, size, &first, &count);
-    return dataset_load_range(path, split, first, count, 1, ds);
+    st = dataset_load_range(path, split, first, count, 1, ds);
+    if (st == GMM_OK && ds->pixels_map)
+        guard_mapped_input(ds->images_path, ds->pixels_map, ds->map_len);
+    return st;
 }
 
 double cli_now_seconds(void)

@@ -170,6 +170,7 @@ static gmm_status save_model_finish(model_saver *s)
 int main(int argc, char **argv)
 {
     cli_fit_blas_to_address_limit(argv);
+    cli_install_sigbus_handler(); /* a mapped input truncated mid-run: exit 2, not SIGBUS */
     gmm_train_args args;
     int parsed = gmm_train_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;
