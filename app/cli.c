@@ -241,6 +241,9 @@ void cli_fit_blas_to_address_limit(char **argv)
         (double)as_limit.rlim_cur < (double)(cores + 2) * 256.0 * 1024 * 1024 &&
         setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
         execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
+    for (int i = 1; argv && argv[i]; i++) /* --help and --version need no BLAS */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--version"))
+            return;
     size_t needed = 0;
     if (la_blas_reserve_buffers(&needed) != 0) {
         const char *slash = argv && argv[0] ? strrchr(argv[0], '/') : NULL;
