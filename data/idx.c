@@ -260,28 +260,26 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
     /* Headers first: a gzip file's header is inflated alone (zlib, 16 bytes) and checked
      * against the limits and the memory budget before anything more is inflated or allocated;
      * only then may the fast path inflate the whole file. */
-    {
-        src.in = malloc(IDX_IN_BUF);
-        if (!src.in) {
-            st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate a read buffer", path);
+    src.in = malloc(IDX_IN_BUF);
+    if (!src.in) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate a read buffer", path);
+        goto fail;
+    }
+    ssize_t n = src_fill(&src, NULL, 0);
+    if (n < 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: read error: %s", path, strerror(errno));
+        goto fail;
+    }
+    src.in_len = (size_t)n;
+    if (n >= 2 && src.in[0] == 0x1f && src.in[1] == 0x8b) {
+        src.gzip = 1;
+        if (inflateInit2(&src.zs, 16 + MAX_WBITS) != Z_OK) {
+            st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
             goto fail;
         }
-        ssize_t n = src_fill(&src, NULL, 0);
-        if (n < 0) {
-            st = gmm_error(GMM_ERR_IO, "%s: read error: %s", path, strerror(errno));
-            goto fail;
-        }
-        src.in_len = (size_t)n;
-        if (n >= 2 && src.in[0] == 0x1f && src.in[1] == 0x8b) {
-            src.gzip = 1;
-            if (inflateInit2(&src.zs, 16 + MAX_WBITS) != Z_OK) {
-                st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
-                goto fail;
-            }
-            src.zs_live = 1;
-            src.zs.next_in = src.in;
-            src.zs.avail_in = (uInt)n;
-        }
+        src.zs_live = 1;
+        src.zs.next_in = src.in;
+        src.zs.avail_in = (uInt)n;
     }
 
     unsigned char header[IDX_HEADER_MAX];
