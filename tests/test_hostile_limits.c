@@ -179,7 +179,7 @@ START_TEST(test_model_header_promising_more_than_the_file)
 }
 END_TEST
 
-/* ---- headers first: a .gz IDX bomb ------------------------------------------------------------- */
+/* ---- headers first: a .gz IDX bomb ----------------------------------------------------------- */
 
 /* dir/train-images-idx3-ubyte.gz: one gzip member of an IDX header declaring 2^31 - 1 images of
  * 28 x 28, then zero_mib MiB of zeros (about 1 KiB of file per MiB) */
@@ -233,7 +233,7 @@ START_TEST(test_gzip_bomb_refused_before_inflating)
 }
 END_TEST
 
-/* ---- the memory budget: cgroup limits ---------------------------------------------------------- */
+/* ---- the memory budget: cgroup limits -------------------------------------------------------- */
 
 START_TEST(test_cgroup_limits_from_a_fake_tree)
 {
@@ -287,7 +287,7 @@ START_TEST(test_cgroup_limits_from_a_fake_tree)
 }
 END_TEST
 
-/* ---- the IDX writer: nothing the reader would refuse ------------------------------------------- */
+/* ---- the IDX writer: nothing the reader would refuse ----------------------------------------- */
 
 START_TEST(test_idx_writer_refuses_oversized_files)
 {
@@ -360,7 +360,7 @@ START_TEST(test_pca_under_ulimit_is_an_error_not_a_spin)
 }
 END_TEST
 
-/* ---- a memory-mapped training file truncated during the fit ----------------------------------- */
+/* ---- a memory-mapped training file truncated during the fit ---------------------------------- */
 
 static int file_has(const char *path, const char *needle)
 {
@@ -391,9 +391,9 @@ START_TEST(test_truncated_mapped_file_is_an_error)
     uint8_t *px = tu_synthetic_bytes(n, d, 2, 11);
     FILE *f = fopen(images, "wb");
     ck_assert_ptr_nonnull(f);
-    const unsigned char header[16] = {0, 0, 8, 3, (unsigned char)(n >> 24), (unsigned char)(n >> 16),
-                                      (unsigned char)(n >> 8), (unsigned char)n, 0, 0, 0, 28,
-                                      0, 0, 0, 28};
+    const unsigned char header[16] = {0, 0, 8, 3, (unsigned char)(n >> 24),
+                                      (unsigned char)(n >> 16), (unsigned char)(n >> 8),
+                                      (unsigned char)n, 0, 0, 0, 28, 0, 0, 0, 28};
     ck_assert_uint_eq(fwrite(header, 1, 16, f), 16);
     ck_assert_uint_eq(fwrite(px, 1, (size_t)n * d, f), (size_t)n * d);
     ck_assert_int_eq(fclose(f), 0);
