@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,10 @@ int cli_error(const char *fmt, ...)
 
 int cli_fail(gmm_status status)
 {
-    fprintf(stderr, "%s: error: %s\n", cli_program, gmm_error_message(status));
+    /* a failed allocation says so first, whatever its detail's words ("cannot allocate ...") */
+    const char *message = gmm_error_message(status);
+    const int say_oom = status == GMM_ERR_NOMEM && !strstr(message, "out of memory");
+    fprintf(stderr, "%s: error: %s%s\n", cli_program, say_oom ? "out of memory: " : "", message);
     return 2;
 }
 
@@ -149,6 +153,55 @@ void cli_notice(void *user, const char *message)
     fprintf(stderr, "%s: %s\n", cli_program, message);
 }
 
+/* The mapped input that the SIGBUS handler knows: its bytes and the message it prints. */
+static const char *volatile guarded_map;
+static volatile size_t guarded_len;
+static char guarded_message[1400];
+static volatile size_t guarded_message_len;
+
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    const char *addr = info ? (const char *)info->si_addr : NULL;
+    const char *map = guarded_map;
+    if (map && addr >= map && addr < map + guarded_len) {
+        ssize_t ignored = write(STDERR_FILENO, guarded_message, guarded_message_len);
+        (void)ignored;
+        _exit(2);
+    }
+    /* not the mapped input: the default action, which the fault raises again on return */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+}
+
+void cli_install_sigbus_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+/* The mapping the SIGBUS handler turns into an error naming the file. */
+static void guard_mapped_input(const char *path, const void *map, size_t len)
+{
+    guarded_map = NULL; /* no half-written message is ever printed */
+    int n = snprintf(guarded_message, sizeof guarded_message,
+                     "%s: error: %s changed size while being read (truncated or replaced during "
+                     "the run; it is memory-mapped, not copied): stopped\n",
+                     cli_program, path);
+    if (n < 0) return;
+    guarded_message_len = (size_t)n < sizeof guarded_message ? (size_t)n
+                                                             : sizeof guarded_message - 1;
+    guarded_len = len;
+    guarded_map = map;
+}
+
 gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long limit, int rank,
                               int size, dataset *ds, int64_t *n_total, int *dim)
 {
@@ -165,7 +218,10 @@ gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long l
         return gmm_error(GMM_ERR_ARG, "%d ranks for %lld images: every rank needs at least one",
                          size, (long long)*n_total);
     gmm_comm_row_range(*n_total, rank, size, &first, &count);
-    return dataset_load_range(path, split, first, count, 1, ds);
+    st = dataset_load_range(path, split, first, count, 1, ds);
+    if (st == GMM_OK && ds->pixels_map)
+        guard_mapped_input(ds->images_path, ds->pixels_map, ds->map_len);
+    return st;
 }
 
 double cli_now_seconds(void)
@@ -185,17 +241,45 @@ static const char *env_value(const char *name)
  * each thread that calls into it; when a map fails it retries for ever (a hang, not an error).
  * Under an address-space limit (ulimit -v) too small for that per core, the program starts
  * itself again with OPENBLAS_NUM_THREADS=1, which OpenBLAS reads at load: one thread, the same
- * results. Once only (the variable is then set), and never when the user set it. */
+ * results. Once only (the variable is then set), and never when the user set it.
+ * That alone was not enough: one thread still maps its 128 MiB buffer at its first level-3 call,
+ * and by then (the PCA's covariance, after the images were read and converted) the data had
+ * taken the room: under ulimit -v 340-450 MB gmm-train --pca 50 spun for ever inside
+ * cblas_dsyrk. So under any address-space or data limit the buffers are mapped first, here
+ * (la_blas_reserve_buffers: a probe of their size, then one small product that maps them; a few
+ * milliseconds, and nothing at all without a limit), and a later allocation that fails is the
+ * program's own, reported as out of memory; when even the buffers do not fit, the program ends
+ * here with that message and exit code 2. */
 void cli_fit_blas_to_address_limit(char **argv)
 {
-    struct rlimit limit;
-    if (getenv("OPENBLAS_NUM_THREADS") || getrlimit(RLIMIT_AS, &limit) != 0 ||
-        limit.rlim_cur == RLIM_INFINITY)
-        return;
+    struct rlimit as_limit, data_limit;
+    const int as_set = getrlimit(RLIMIT_AS, &as_limit) == 0 && as_limit.rlim_cur != RLIM_INFINITY;
+    const int data_set =
+        getrlimit(RLIMIT_DATA, &data_limit) == 0 && data_limit.rlim_cur != RLIM_INFINITY;
+    if (!as_set && !data_set) return;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores <= 1 || (double)limit.rlim_cur >= (double)(cores + 2) * 256.0 * 1024 * 1024) return;
-    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
-    execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
+    if (as_set && !getenv("OPENBLAS_NUM_THREADS") && cores > 1 &&
+        (double)as_limit.rlim_cur < (double)(cores + 2) * 256.0 * 1024 * 1024 &&
+        setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+        execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
+    for (int i = 1; argv && argv[i]; i++) /* --help and --version need no BLAS */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--version"))
+            return;
+    size_t needed = 0;
+    if (la_blas_reserve_buffers(&needed) != 0) {
+        const char *slash = argv && argv[0] ? strrchr(argv[0], '/') : NULL;
+        const unsigned long long limit =
+            (unsigned long long)(as_set ? as_limit.rlim_cur : data_limit.rlim_cur);
+        fprintf(stderr, "%s: error: out of memory: the %s limit of %llu MiB leaves no room for "
+                "the %zu MiB of work buffers of the BLAS library (raise the limit%s)\n",
+                slash ? slash + 1 : argv && argv[0] ? argv[0] : cli_program,
+                as_set ? "address-space (ulimit -v)" : "data-segment (ulimit -d)", limit >> 20,
+                needed >> 20,
+                needed > LA_BLAS_BUFFER_BYTES + ((size_t)1 << 20)
+                    ? ", or set OPENBLAS_NUM_THREADS=1: one buffer"
+                    : "");
+        exit(2);
+    }
 }
 
 void cli_apply_environment(gmm_tuning *tuning)

@@ -96,7 +96,17 @@ gmm_status cli_device_open_finish(cli_device_opener *opener, gmm_gpu **gpu, cons
 void cli_apply_environment(gmm_tuning *tuning);
 
 /* First thing in main: under an address-space limit too small for OpenBLAS's threads, the
- * program starts itself again with OPENBLAS_NUM_THREADS=1 (app/cli.c says why). */
+ * program starts itself again with OPENBLAS_NUM_THREADS=1; under any address-space or data limit
+ * OpenBLAS's work buffers are mapped at once, or the program ends with "out of memory" and exit
+ * code 2 when they cannot be (app/cli.c says why). */
 void cli_fit_blas_to_address_limit(char **argv);
+
+/* A memory-mapped input (cli_load_rank_rows maps a raw image file) that is truncated while the
+ * program reads it (a cp over it, another job rewriting it) raises SIGBUS on the first page
+ * past its new end. Installed at the start of main: the handler then prints "PROGRAM: error:
+ * FILE changed size while being read ..." (write, async-signal-safe) and ends the process with
+ * exit code 2 (_exit), instead of the signal's death (exit status 135). A SIGBUS at an address
+ * outside the mapping gets the default action. */
+void cli_install_sigbus_handler(void);
 
 #endif

@@ -299,6 +299,7 @@ done:
 int main(int argc, char **argv)
 {
     cli_fit_blas_to_address_limit(argv);
+    cli_install_sigbus_handler(); /* a mapped input truncated mid-run: exit 2, not SIGBUS */
     cli_apply_environment(NULL);
     gmm_predict_args args;
     int parsed = gmm_predict_parse_args(argc, argv, &args);

@@ -196,6 +196,7 @@ static int check_start_model(const char *init_from, const gmm_model *start, cons
 int main(int argc, char **argv)
 {
     cli_fit_blas_to_address_limit(argv);
+    cli_install_sigbus_handler(); /* a mapped input truncated mid-run: exit 2, not SIGBUS */
     gmm_train_args args;
     int parsed = gmm_train_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;

@@ -18,8 +18,29 @@
 int file_open_regular(const char *path, const char *expected, struct stat *sb, gmm_status *st);
 
 /* The bytes this process can have: the machine's physical memory, lowered by an address-space or
- * data-segment limit when one is set. A header that promises more fails before allocating. */
+ * data-segment limit (setrlimit, ulimit -v) and by the memory limit of the process's cgroup
+ * (file_cgroup_memory_limit on /sys/fs/cgroup and /proc/self/cgroup) when one is set. A header
+ * that promises more fails before allocating. */
 uint64_t file_memory_budget(void);
+
+/* The smallest memory limit on the way from the process's cgroup up to the root, or UINT64_MAX
+ * when there is none (or nothing can be read). cgroup_root is where the cgroup file systems are
+ * mounted ("/sys/fs/cgroup"); self_cgroup is the text of /proc/self/cgroup. cgroup v2 (the line
+ * "0::PATH"): memory.max and memory.high of ROOT/PATH and of every directory above it up to ROOT
+ * itself (beyond memory.high the kernel throttles the process to a crawl; beyond memory.max it
+ * kills it). cgroup v1 (a line "N:...memory...:PATH"): memory.limit_in_bytes of
+ * ROOT/memory/PATH and above. A container sees its own cgroup as the root while /proc/self/cgroup
+ * may name the host's path: directories that do not exist are skipped on the way up, so the
+ * container's own limit is still found. The usage already charged (memory.current) is not
+ * subtracted: most of it is page cache the kernel reclaims (the file just read among it), so it
+ * would refuse files that fit. Separate from file_memory_budget so that a test can point it at
+ * a directory tree of its own. */
+uint64_t file_cgroup_memory_limit(const char *cgroup_root, const char *self_cgroup);
+
+/* Reads exactly n bytes at offset of the descriptor into buf (pread, retried on EINTR and short
+ * reads). A file that ends first is GMM_ERR_IO "PATH: the file shrank while being read" (a
+ * regular file whose size was taken with fstat before). */
+gmm_status file_read_exact(int fd, const char *path, void *buf, size_t n, uint64_t offset);
 
 /* Asks the kernel to back a large new buffer (malloc'd, not yet touched) with huge pages where
  * it can (madvise MADV_HUGEPAGE on its 2 MiB-aligned interior; nothing below 4 MiB or where the

@@ -1,8 +1,10 @@
 /* IDX (MNIST format) reading; the writing is in data/idx_writer.c. Raw files are read as they
  * are, gzip files inflated member by member through zlib (bytes after the last member are an
  * error); a well-formed single-member .gz file is inflated in one piece by libdeflate when the
- * build has it (data/gunzip.h), several times faster. Only regular files are opened, and a header
- * promising more than the machine's memory fails before anything is allocated. A row range of
+ * build has it (data/gunzip.h), several times faster. Only regular files are opened, and the
+ * header comes first: a gzip file's 16 header bytes are inflated alone, and a header promising
+ * more than the limits or the memory budget (data/file_open.h: physical memory, rlimits, cgroup)
+ * fails before anything more is inflated or allocated. A row range of
  * the items can be read alone (a rank's share of a distributed fit): a raw file is then
  * memory-mapped, not read, and a gzip file is inflated only as far as the range's end. */
 #include "data/idx.h"
@@ -183,46 +185,41 @@ static gmm_status src_read(idx_source *s, void *buf, size_t len, size_t *got)
     return GMM_OK;
 }
 
-/* The fast path: the whole regular file read, and inflated by libdeflate when it is one clean gzip
- * member whose trailer's length (ISIZE) is plausible and fits in memory. 1 when src->mem now
- * holds the content; 0 (nothing kept, file offset back at 0) when the zlib path must read it. */
-static int fast_gunzip(int fd, const struct stat *sb, idx_source *src)
+/* The fast path, taken once the header has been read through zlib and checked: the whole
+ * regular file read (pread: the zlib reader's place in the file is kept) and inflated by
+ * libdeflate when it is one clean gzip member whose trailer's length (ISIZE, the content's
+ * length modulo 2^32) is the content_len that the header implies, and the file and the content
+ * fit the memory budget. 1 when src->mem now holds the content; 0 (nothing kept) when the zlib
+ * path must go on. */
+static int fast_gunzip(int fd, const struct stat *sb, uint64_t content_len, idx_source *src)
 {
     if (!gunzip_fast_available() || sb->st_size < 18 ||
-        (uint64_t)sb->st_size > IDX_MAX_DATA_BYTES)
-        return 0;
-    unsigned char magic[2];
-    if (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b ||
-        (uint64_t)sb->st_size > file_memory_budget())
+        (uint64_t)sb->st_size > IDX_MAX_DATA_BYTES || content_len > IDX_MAX_DATA_BYTES ||
+        /* deflate expands at most 1032:1: a header claiming more is not allocated for here (the
+         * zlib path then says what is wrong, holding only what the stream really holds) */
+        content_len > (uint64_t)sb->st_size * 1032 ||
+        (uint64_t)sb->st_size + content_len > file_memory_budget())
         return 0;
     size_t in_len = (size_t)sb->st_size;
     uint8_t *in = malloc(in_len), *out = NULL;
     file_advise_huge(in, in_len);
-    size_t got = 0;
-    while (in && got < in_len) {
-        ssize_t n = read_some(fd, in + got, in_len - got);
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    int ok = in && got == in_len && in[0] == 0x1f && in[1] == 0x8b;
-    size_t isize = 0;
+    int ok = in && file_read_exact(fd, src->path, in, in_len, 0) == GMM_OK && in[0] == 0x1f &&
+             in[1] == 0x8b;
+    if (!ok) gmm_error_clear();
     if (ok) {
-        for (int i = 0; i < 4; i++) isize |= (size_t)in[in_len - 4 + i] << (8 * i);
-        /* deflate expands at most 1032:1, so a trailer claiming more is not believed (nor
-         * allocated for), and neither is one claiming more than the memory there is: the zlib
-         * path then says what is wrong */
-        ok = isize >= 8 && isize <= IDX_MAX_DATA_BYTES && isize <= (uint64_t)in_len * 1032 &&
-             isize <= file_memory_budget() && (out = malloc(isize)) != NULL;
-        if (ok) file_advise_huge(out, isize);
-        ok = ok && gunzip_fast_exact(in, in_len, out, isize);
+        uint32_t isize = 0;
+        for (int i = 0; i < 4; i++) isize |= (uint32_t)in[in_len - 4 + i] << (8 * i);
+        ok = isize == (uint32_t)content_len && (out = malloc((size_t)content_len)) != NULL;
+        if (ok) file_advise_huge(out, (size_t)content_len);
+        ok = ok && gunzip_fast_exact(in, in_len, out, (size_t)content_len);
     }
     free(in);
     if (!ok) {
         free(out);
-        return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
+        return 0;
     }
     src->mem = out;
-    src->mem_len = isize;
+    src->mem_len = (size_t)content_len;
     src->mem_pos = 0;
     return 1;
 }
@@ -260,35 +257,29 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
     src.fd = fd;
     src.path = path;
     src.file_size = sb.st_size;
-    /* the fast path inflates the whole file: only when all of it is wanted (a header alone or a
-     * rank's range is inflated by zlib only as far as it goes) */
-    int fast = first == 0 && want < 0 ? fast_gunzip(fd, &sb, &src) : 0;
-    if (fast < 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
+    /* Headers first: a gzip file's header is inflated alone (zlib, 16 bytes) and checked
+     * against the limits and the memory budget before anything more is inflated or allocated;
+     * only then may the fast path inflate the whole file. */
+    src.in = malloc(IDX_IN_BUF);
+    if (!src.in) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate a read buffer", path);
         goto fail;
     }
-    if (!fast) {
-        src.in = malloc(IDX_IN_BUF);
-        if (!src.in) {
-            st = gmm_error(GMM_ERR_NOMEM, "%s: cannot allocate a read buffer", path);
+    ssize_t n = src_fill(&src, NULL, 0);
+    if (n < 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: read error: %s", path, strerror(errno));
+        goto fail;
+    }
+    src.in_len = (size_t)n;
+    if (n >= 2 && src.in[0] == 0x1f && src.in[1] == 0x8b) {
+        src.gzip = 1;
+        if (inflateInit2(&src.zs, 16 + MAX_WBITS) != Z_OK) {
+            st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
             goto fail;
         }
-        ssize_t n = src_fill(&src, NULL, 0);
-        if (n < 0) {
-            st = gmm_error(GMM_ERR_IO, "%s: read error: %s", path, strerror(errno));
-            goto fail;
-        }
-        src.in_len = (size_t)n;
-        if (n >= 2 && src.in[0] == 0x1f && src.in[1] == 0x8b) {
-            src.gzip = 1;
-            if (inflateInit2(&src.zs, 16 + MAX_WBITS) != Z_OK) {
-                st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start zlib reader", path);
-                goto fail;
-            }
-            src.zs_live = 1;
-            src.zs.next_in = src.in;
-            src.zs.avail_in = (uInt)n;
-        }
+        src.zs_live = 1;
+        src.zs.next_in = src.in;
+        src.zs.avail_in = (uInt)n;
     }
 
     unsigned char header[IDX_HEADER_MAX];
@@ -304,7 +295,7 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
                        path, got);
         goto fail;
     }
-    const int compressed = src.mem || src.gzip;
+    const int compressed = src.gzip;
     const uint32_t magic = be32(header);
     const unsigned type = header[2], n_dims = header[3];
     if (header[0] != 0 || header[1] != 0) {
@@ -397,6 +388,14 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
                        " bytes of memory this machine has (physical memory or process limit)",
                        path, count, rows, cols, data_bytes, budget);
         goto fail;
+    }
+
+    /* the fast path inflates the whole file: only when all of it is wanted (a rank's range is
+     * inflated by zlib only as far as it goes), and only now that the header has been checked */
+    if (compressed && first == 0 && want < 0 && fast_gunzip(fd, &sb, expected_len, &src)) {
+        inflateEnd(&src.zs);
+        src.zs_live = 0;
+        src.mem_pos = header_len;
     }
 
     /* A raw file's length is known up front: say exactly what is wrong before allocating. */

@@ -36,6 +36,15 @@ gmm_status idx_writer_open(idx_writer *w, const char *path, int n_dims, int64_t 
     if (n_items < 1 || n_items > UINT32_MAX || rows < 1 || cols < 1 || rows > 65535 || cols > 65535)
         return gmm_error(GMM_ERR_ARG, "%s: invalid IDX sizes %lld x %d x %d", path,
                          (long long)n_items, rows, cols);
+    /* no file larger than the reader accepts (data/idx.c: at most INT32_MAX items and 2^33
+     * bytes of data) is started */
+    if (n_items > INT32_MAX || (uint64_t)n_items * (uint64_t)rows * (uint64_t)cols >
+                                   IDX_MAX_DATA_BYTES)
+        return gmm_error(GMM_ERR_ARG, "%s: %lld items of %d x %d bytes would be %llu bytes of "
+                         "data; an IDX file may hold at most %d items and %llu bytes", path,
+                         (long long)n_items, rows, cols,
+                         (unsigned long long)((uint64_t)n_items * (uint64_t)rows * (uint64_t)cols),
+                         INT32_MAX, (unsigned long long)IDX_MAX_DATA_BYTES);
     if (strlen(path) >= sizeof w->path)
         return gmm_error(GMM_ERR_ARG, "%s: file name too long", path);
     strcpy(w->path, path);

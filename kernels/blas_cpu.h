@@ -6,6 +6,7 @@
 #define GMM_BLAS_CPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +20,20 @@ extern "C" {
  * next threaded BLAS call starts them again (OpenBLAS re-creates its pool after a fork the same
  * way). For programs, at their start; not thread-safe against a BLAS call running beside it. */
 void la_blas_threads_release(void);
+
+/* OpenBLAS maps a work buffer of LA_BLAS_BUFFER_BYTES (its BUFFER_SIZE, 32 << 22 in
+ * common_x86_64.h and common_arm64.h) for each thread the first time that thread runs a level-3
+ * routine (GEMM, SYRK, TRSM, POTRF), and when the map fails under an address-space limit it
+ * retries for ever (blas_memory_alloc: a spin at 100% CPU inside cblas_dsyrk/cblas_dgemm, never
+ * an error). The buffers are kept and reused once mapped. For programs under such a limit, at
+ * their start: checks that the buffers of every thread of the pool (openblas_get_num_threads)
+ * can be mapped (one map of that size, the same flags as OpenBLAS's, taken back at once: nothing
+ * is touched), then makes OpenBLAS map them now with one product that every thread takes a part
+ * of, before the data take the room; an allocation that fails later is then the program's own,
+ * reported as out of memory. Returns 0, or -1 when the room is not there (*needed: the bytes
+ * asked for). A no-op's cost without a limit: the programs call it only under one. */
+#define LA_BLAS_BUFFER_BYTES ((size_t)128 << 20)
+int la_blas_reserve_buffers(size_t *needed);
 
 /* C (m x n) = alpha * op(A) op(B) + beta * C, op(A) m x k, op(B) k x n. */
 void la_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A,

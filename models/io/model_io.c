@@ -253,15 +253,28 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     memset(model, 0, sizeof *model);
 
     unsigned char *data = NULL;
-    size_t size = 0;
     gmm_model m;
     memset(&m, 0, sizeof m);
-    gmm_status st = file_read_whole(path, "a model file", &data, &size);
-    if (st != GMM_OK) return st;
+    /* Headers first: the fixed header alone is read, and its magic, version and the sizes it
+     * promises are checked against the file's size and the memory there is, before the rest of
+     * the file is read or anything is allocated (a 6 GB file that is not a model fails at once). */
+    struct stat sb;
+    gmm_status st = GMM_OK;
+    int fd = file_open_regular(path, "a model file", &sb, &st);
+    if (fd < 0) return st;
+    if ((uint64_t)sb.st_size > SIZE_MAX - 1) {
+        close(fd);
+        return gmm_error(GMM_ERR_NOMEM, "%s: too large to read (%jd bytes)", path,
+                         (intmax_t)sb.st_size);
+    }
+    const size_t size = (size_t)sb.st_size;
+    unsigned char head[FIXED_HEADER_BYTES];
+    const size_t head_len = size < sizeof head ? size : sizeof head;
+    if ((st = file_read_exact(fd, path, head, head_len, 0)) != GMM_OK) goto fail;
 
-    reader r = {data, data + size};
+    reader r = {head, head + head_len};
     size_t magic_bytes = size < sizeof model_magic ? size : sizeof model_magic;
-    if (memcmp(data, model_magic, magic_bytes) != 0) {
+    if (memcmp(head, model_magic, magic_bytes) != 0) {
         st = gmm_error(GMM_ERR_FORMAT, "%s: not a gmm model file (wrong magic)", path);
         goto fail;
     }
@@ -361,12 +374,14 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
                        path_len, MAX_DATA_PATH);
         goto fail;
     }
-    if (remaining(&r) < path_len + CRC_BYTES) goto truncated;
+    /* the bytes of the file after the fixed header (whose length depends on the version) */
+    const size_t header_used = (size_t)(r.p - head), after_header = size - header_used;
+    if (after_header < path_len + CRC_BYTES) goto truncated;
 
     /* Everything left between the path and the CRC must hold exactly the four arrays. Each
      * count is checked against what the file can hold before it is multiplied further, so a
      * forged K or d can neither overflow the arithmetic nor make us allocate anything. */
-    uint64_t budget = remaining(&r) - path_len - CRC_BYTES, avail = budget / 8;
+    uint64_t budget = after_header - path_len - CRC_BYTES, avail = budget / 8;
     uint64_t k = n_components, d = dim, n_means = k * d, n_cov = 0;
     int fits = k <= avail && n_means <= avail;
     /* n_stored: the values of each of the two arrays in the file (half of n_cov and the
@@ -425,6 +440,33 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
                        (unsigned long long)(budget - expected));
         goto fail;
     }
+
+    /* The header is consistent with the file's size: the file is read whole (for its CRC) when
+     * it and the arrays made from it (dense ones at most twice the file's bytes) fit the
+     * memory this process may have (physical memory, ulimit -v, the cgroup's limit). */
+    const uint64_t memory = file_memory_budget();
+    if ((uint64_t)size + 2 * budget > memory) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: out of memory: a model of %zu bytes (n_components=%u, "
+                       "dim=%u) needs about %llu bytes to load, more than the %llu bytes of memory "
+                       "this process may have", path, size, n_components, dim,
+                       (unsigned long long)((uint64_t)size + 2 * budget),
+                       (unsigned long long)memory);
+        goto fail;
+    }
+    data = malloc(size + 1);
+    if (!data) {
+        st = gmm_error(GMM_ERR_NOMEM, "%s: out of memory: cannot allocate %zu bytes to read it",
+                       path, size);
+        goto fail;
+    }
+    if ((st = file_read_exact(fd, path, data, size, 0)) != GMM_OK) goto fail;
+    close(fd);
+    fd = -1;
+    if (memcmp(data, head, head_len) != 0) {
+        st = gmm_error(GMM_ERR_IO, "%s: the file changed while being read", path);
+        goto fail;
+    }
+    r = (reader){data + header_used, data + size};
 
     uint32_t stored_crc = 0, computed_crc = data_crc32(data, size - CRC_BYTES);
     reader crc_reader = {data + size - CRC_BYTES, data + size};
@@ -539,5 +581,6 @@ truncated:
 fail:
     gmm_model_free(&m);
     free(data);
+    if (fd >= 0) close(fd);
     return st;
 }
