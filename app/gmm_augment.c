@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/cli.h"
+#include "app/output_paths.h"
 #include "data/dataset.h"
+#include "data/file_write.h"
 #include "data/idx.h"
 #include "data/idx_writer.h"
 #include "data/png_write.h"
@@ -51,10 +54,17 @@ static void usage(FILE *out)
             "(no output file is left half written).\n");
 }
 
+/* SIGINT, SIGTERM and SIGHUP: the first stops the run before its next piece (every file being
+ * written is removed, exit 130); a second ends it at once, first removing every temporary file
+ * (data/file_write.h). SIGPIPE is ignored: a closed pipe is a write error, not a silent death. */
 static volatile sig_atomic_t stop_requested;
 static void on_stop_signal(int sig)
 {
     (void)sig;
+    if (stop_requested) {
+        file_write_remove_temporaries(); /* async-signal-safe, as is _exit */
+        _exit(130);
+    }
     stop_requested = 1;
 }
 
@@ -211,6 +221,8 @@ int main(int argc, char **argv)
     const char *in_dir = argv[optind], *out_dir = argv[optind + 1];
     if (!*out_dir) return cli_error("OUT_DIR is empty");
 
+    int checked = augment_check_outputs(in_dir, out_dir, png); /* before any work */
+    if (checked) return checked;
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
         return cli_error("cannot create %s: %s", out_dir, strerror(errno));
     char in_real[PATH_MAX], out_real[PATH_MAX];
@@ -238,6 +250,8 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 
     const int64_t piece = batch < count ? batch : count;
     uint8_t *pixels[2] = {malloc((size_t)piece * dim), malloc((size_t)piece * dim)};
@@ -311,6 +325,10 @@ int main(int argc, char **argv)
            test_copied ? "; test split copied" : "");
     if (*png) printf("gmm-augment: preview %s\n", png);
     code = 0;
+    if (stop_requested) { /* after the last piece: every file is complete */
+        cli_error("interrupted after every image was written; the files are complete");
+        code = 130;
+    }
     goto done;
 fail:
     code = cli_fail(st);
