@@ -7,7 +7,7 @@
 #include "app/cli.h"
 #include "data/output_check.h"
 
-#define N_INPUTS (2 * DATASET_INPUT_NAMES + 1)
+#define N_INPUTS (DATASET_INPUT_NAMES + 1)
 
 static const char *const images_names[] = {"means_entropy.png", "samples.png", "typical.png", NULL};
 static const char *const diag_names[] = {"mahalanobis.txt", "separation.txt", "separation.png",
@@ -17,13 +17,11 @@ static const char *const augment_names[] = {"train-images-idx3-ubyte", "train-la
                                             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte",
                                             "augment.png", NULL};
 
-/* The outputs against the files of up to two data arguments and one more input file. */
-static int check(const file_output *outs, int n_outs, const char *data_a, const char *data_b,
-                 const char *file)
+/* The outputs against the files of a data argument and one more input file. */
+static int check(const file_output *outs, int n_outs, const char *data, const char *file)
 {
     static char inputs[N_INPUTS][4096];
-    file_dataset_inputs(data_a, inputs);
-    file_dataset_inputs(data_b, inputs + DATASET_INPUT_NAMES);
+    file_dataset_inputs(data, inputs);
     snprintf(inputs[N_INPUTS - 1], sizeof inputs[0], "%s", file ? file : "");
     const char *ptrs[N_INPUTS];
     for (int i = 0; i < N_INPUTS; i++) ptrs[i] = inputs[i];
@@ -43,7 +41,9 @@ int train_check_outputs(const gmm_train_args *a)
         {"--images", a->images_dir, 1, images_names},
         {"--diagnostics", a->diag_dir, 1, diag_names},
     };
-    return check(outs, (int)(sizeof outs / sizeof outs[0]), a->data_path, NULL, a->init_from);
+    /* --init-from is read whole before the fit, so -o may replace it: the continued model
+     * takes its place, as the interrupt message suggests */
+    return check(outs, (int)(sizeof outs / sizeof outs[0]), a->data_path, NULL);
 }
 
 int predict_check_outputs(const gmm_predict_args *a, const char *data_path)
@@ -55,7 +55,7 @@ int predict_check_outputs(const gmm_predict_args *a, const char *data_path)
         {"--images", a->images_dir, 1, images_names},
         {"--diagnostics", a->diag_dir, 1, diag_names},
     };
-    return check(outs, (int)(sizeof outs / sizeof outs[0]), data_path, NULL, a->model_path);
+    return check(outs, (int)(sizeof outs / sizeof outs[0]), data_path, a->model_path);
 }
 
 int augment_check_outputs(const char *in_dir, const char *out_dir, const char *png)
@@ -65,5 +65,5 @@ int augment_check_outputs(const char *in_dir, const char *out_dir, const char *p
     memcpy(names, augment_names, sizeof names);
     if (png) names[sizeof names / sizeof names[0] - 2] = NULL;
     const file_output outs[] = {{"OUT_DIR", out_dir, 1, names}, {"--png", png, 0, NULL}};
-    return check(outs, 2, in_dir, NULL, NULL);
+    return check(outs, 2, in_dir, NULL);
 }

@@ -98,8 +98,10 @@ static gmm_status write_png(const char *path, const uint8_t *data, int width, in
         st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start libpng writer", path);
         goto fail;
     }
-    if (rc > 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: writing PNG failed: %s", path, err.message);
+    if (rc > 0) { /* libpng says "Write Error"; the stream's errno says why */
+        int why = errno;
+        st = gmm_error(GMM_ERR_IO, "%s: writing PNG failed: %s%s%s", path, err.message,
+                       ferror(fp) ? ": " : "", ferror(fp) ? strerror(why) : "");
         goto fail;
     }
     /* A full disk often shows only when the last buffer is flushed: file_write_close says so,
