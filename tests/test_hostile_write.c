@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "models/io/model_io.h"
@@ -137,20 +138,37 @@ START_TEST(test_target_symlink)
 }
 END_TEST
 
-/* Device nodes: /dev/null is written into, never replaced (as root the old code made it a
- * regular file); /dev/full is an error that says the disk is full. */
+/* Device nodes: a null device is written into, never replaced (as root the old code made it
+ * a regular file). As root the test makes its own node (c 1 3, as /dev/null) in the temp
+ * directory, so that a faulty program cannot replace the machine's /dev/null; otherwise it uses
+ * /dev/null, which it could not replace anyway. /dev/full is an error that says the disk is
+ * full. */
 START_TEST(test_device_node)
 {
+    char null_dev[600];
+    if (geteuid() == 0) {
+        snprintf(null_dev, sizeof null_dev, "%s", tu_tmp_path("null"));
+        unlink(null_dev);
+        ck_assert_int_eq(mknod(null_dev, S_IFCHR | 0666, makedev(1, 3)), 0);
+    } else {
+        snprintf(null_dev, sizeof null_dev, "/dev/null");
+        printf("test_device_node: not root: /dev/null could not be replaced anyway\n");
+    }
     char *out = NULL;
-    int rc = tu_sh(&out, "$B/gmm-train '%s' " FAST " -o /dev/null --png /dev/null --json /dev/null",
-                   fixture());
+    int rc = tu_sh(&out, "$B/gmm-train '%s' " FAST " -o %s --png %s --json %s", fixture(), null_dev,
+                   null_dev, null_dev);
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     struct stat sb;
-    ck_assert_int_eq(stat("/dev/null", &sb), 0);
+    ck_assert_int_eq(stat(null_dev, &sb), 0);
+    ck_assert_msg(S_ISCHR(sb.st_mode), "%s is no longer a character device", null_dev);
+    ck_assert_int_eq(tu_sh(&out, "$B/gmm-train '%s' " FAST " --png '' -o dev.bin", fixture()), 0);
+    free(out);
+    rc = tu_sh(&out, "$B/gmm-predict dev.bin '%s' --out %s", fixture(), null_dev);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    ck_assert_int_eq(stat(null_dev, &sb), 0);
     ck_assert(S_ISCHR(sb.st_mode));
-    if (geteuid() != 0)
-        printf("test_device_node: not root, so /dev/null could not have been replaced anyway\n");
     tu_expect_error("No space left", "$B/gmm-train '%s' " FAST " --png '' -o /dev/full", fixture());
     ck_assert_int_eq(stat("/dev/full", &sb), 0);
     ck_assert(S_ISCHR(sb.st_mode));
