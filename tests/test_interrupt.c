@@ -447,6 +447,22 @@ START_TEST(test_sigpipe)
 }
 END_TEST
 
+/* gmm-augment takes SIGHUP as SIGINT and SIGTERM: exit 130, no output file and no temporary
+ * file left (the default action killed it with its NAME.partial files behind). */
+START_TEST(test_augment_sighup)
+{
+    const char *in = tu_fixture_dir("augsig", 50, 28, 4, 0);
+    char *out = NULL;
+    int rc = tu_sh(&out, "rm -rf augsig-out; $B/gmm-augment '%s' augsig-out -n 4000000 --batch 2000 "
+                   "> augsig.log 2>&1 & p=$!; i=0; while [ $i -lt 400 ] && ! grep -q 'images/s' "
+                   "augsig.log; do sleep 0.05; i=$((i+1)); done; kill -HUP $p; wait $p; echo $?; "
+                   "ls -a augsig-out | grep -v '^\\.\\.\\?$' || true", in);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(!strcmp(out, "130\n"), "exit and files left: %s", out);
+    free(out);
+}
+END_TEST
+
 static Suite *interrupt_suite(void)
 {
     Suite *s = suite_create("interrupt");
@@ -458,6 +474,7 @@ static Suite *interrupt_suite(void)
     tcase_add_test(tc, test_second_interrupt_keeps_old_model);
     tcase_add_test(tc, test_interrupt_during_final_write_exits_130);
     tcase_add_test(tc, test_sigpipe);
+    tcase_add_test(tc, test_augment_sighup);
     suite_add_tcase(s, tc);
     return s;
 }
