@@ -221,13 +221,13 @@ int main(int argc, char **argv)
     const char *in_dir = argv[optind], *out_dir = argv[optind + 1];
     if (!*out_dir) return cli_error("OUT_DIR is empty");
 
-    int checked = augment_check_outputs(in_dir, out_dir, png); /* before any work */
-    if (checked) return checked;
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
         return cli_error("cannot create %s: %s", out_dir, strerror(errno));
     char in_real[PATH_MAX], out_real[PATH_MAX];
     if (realpath(in_dir, in_real) && realpath(out_dir, out_real) && !strcmp(in_real, out_real))
         return cli_error("OUT_DIR must not be IN_DIR: the originals would be overwritten");
+    int checked = augment_check_outputs(in_dir, out_dir, png); /* before any work */
+    if (checked) return checked;
     struct stat sb;
     if (stat(out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return cli_error("%s is not a directory", out_dir);
