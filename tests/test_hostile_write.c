@@ -138,6 +138,28 @@ START_TEST(test_target_symlink)
 }
 END_TEST
 
+/* A device to write to: as root a node of the test's own (c 1 minor, as /dev/NAME) in the temp
+ * directory, so that a faulty program cannot replace the machine's /dev/null or /dev/full;
+ * otherwise /dev/NAME, which the program could not replace anyway. */
+static const char *own_device(const char *name, unsigned minor)
+{
+    static char path[2][600];
+    char *p = path[minor == 3 ? 0 : 1];
+    if (geteuid() != 0) {
+        snprintf(p, 600, "/dev/%s", name);
+        return p;
+    }
+    snprintf(p, 600, "%s", tu_tmp_path(name));
+    struct stat sb;
+    if (stat(p, &sb) != 0 || !S_ISCHR(sb.st_mode)) {
+        unlink(p);
+        ck_assert_int_eq(mknod(p, S_IFCHR | 0666, makedev(1, minor)), 0);
+    }
+    return p;
+}
+
+static const char *null_node(void) { return own_device("null", 3); }
+
 /* Device nodes: a null device is written into, never replaced (as root the old code made it
  * a regular file). As root the test makes its own node (c 1 3, as /dev/null) in the temp
  * directory, so that a faulty program cannot replace the machine's /dev/null; otherwise it uses
@@ -145,15 +167,8 @@ END_TEST
  * full. */
 START_TEST(test_device_node)
 {
-    char null_dev[600];
-    if (geteuid() == 0) {
-        snprintf(null_dev, sizeof null_dev, "%s", tu_tmp_path("null"));
-        unlink(null_dev);
-        ck_assert_int_eq(mknod(null_dev, S_IFCHR | 0666, makedev(1, 3)), 0);
-    } else {
-        snprintf(null_dev, sizeof null_dev, "/dev/null");
-        printf("test_device_node: not root: /dev/null could not be replaced anyway\n");
-    }
+    const char *null_dev = null_node();
+    if (geteuid() != 0) printf("test_device_node: not root: /dev/null could not be replaced anyway\n");
     char *out = NULL;
     int rc = tu_sh(&out, "$B/gmm-train '%s' " FAST " -o %s --png %s --json %s", fixture(), null_dev,
                    null_dev, null_dev);
@@ -169,8 +184,9 @@ START_TEST(test_device_node)
     free(out);
     ck_assert_int_eq(stat(null_dev, &sb), 0);
     ck_assert(S_ISCHR(sb.st_mode));
-    tu_expect_error("No space left", "$B/gmm-train '%s' " FAST " --png '' -o /dev/full", fixture());
-    ck_assert_int_eq(stat("/dev/full", &sb), 0);
+    const char *full_dev = own_device("full", 7);
+    tu_expect_error("No space left", "$B/gmm-train '%s' " FAST " --png '' -o %s", fixture(), full_dev);
+    ck_assert_int_eq(stat(full_dev, &sb), 0);
     ck_assert(S_ISCHR(sb.st_mode));
 }
 END_TEST
@@ -326,17 +342,18 @@ START_TEST(test_full_disk)
         const char *needle;
     } cases[] = {
         {"full.bin", ".", "full.bin", "--png '' -o full.bin", 2, "File too large"},
-        {"full.png", ".", "full.png", "-o /dev/null --png full.png", 2, "File too large"},
+        {"full.png", ".", "full.png", "-o %s --png full.png", 2, "File too large"},
         /* app/summary_json.c's own message and exit code */
-        {"full.json", ".", "full.json", "-o /dev/null --png '' --json full.json", 1,
+        {"full.json", ".", "full.json", "-o %s --png '' --json full.json", 1,
          "error writing full.json"},
         {"fulldiag/mahalanobis.txt", "fulldiag", "mahalanobis.txt",
-         "-o /dev/null --png '' --diagnostics fulldiag", 2, "File too large"},
+         "-o %s --png '' --diagnostics fulldiag", 2, "File too large"},
     };
-    char cmd[1024];
-    for (int i = 0; i < 4; i++) {
+    char cmd[1024], args[700];
+    for (int i = 0; i < 4; i++) { /* -o the null device: only the output under test fails */
+        snprintf(args, sizeof args, cases[i].args, null_node());
         snprintf(cmd, sizeof cmd, "trap '' XFSZ; ulimit -f 1; exec $B/gmm-train '%s' " FAST " %s",
-                 d, cases[i].args);
+                 d, args);
         expect_failure(cases[i].code, cases[i].needle, cases[i].kept, cmd, 0);
         ck_assert_int_eq(temps_left(cases[i].dir, cases[i].name), 0);
     }
