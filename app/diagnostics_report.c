@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "data/file_write.h"
 #include "data/plot.h"
 #include "data/png_write.h"
 #include "models/eval/diagnostics.h"
@@ -108,10 +109,9 @@ static gmm_status write_mahalanobis(const char *dir, const gmm_model *model,
     int64_t counts[MAHA_BINS];
     double heights[MAHA_BINS], cx[MAHA_BINS], expect[MAHA_BINS];
     snprintf(path, sizeof path, "%s/mahalanobis.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!vals || !f) {
-        st = !vals ? gmm_error(GMM_ERR_NOMEM, "out of memory")
-                   : gmm_error(GMM_ERR_IO, "cannot write %s", path);
+    FILE *f = vals ? file_write_open(path, &st) : NULL; /* in place when complete */
+    if (!f) {
+        if (!vals) st = gmm_error(GMM_ERR_NOMEM, "out of memory");
         goto fail;
     }
     fprintf(f, "# squared Mahalanobis distance of each sample to its component, against the\n"
@@ -168,7 +168,8 @@ static gmm_status write_mahalanobis(const char *dir, const gmm_model *model,
         if (st != GMM_OK) goto fail;
     }
 fail:
-    if (f) fclose(f);
+    if (f && st == GMM_OK) st = file_write_close(f); /* a full disk: an error, the old file kept */
+    else file_write_abort(f);
     free(vals);
     return st;
 }
@@ -195,10 +196,7 @@ static gmm_status write_separation(const char *dir, const gmm_model *model, cons
                                 gpu, sep, hist);
     if (st != GMM_OK) goto fail;
     snprintf(path, sizeof path, "%s/separation.txt", dir);
-    if (!(f = fopen(path, "w"))) {
-        st = gmm_error(GMM_ERR_IO, "cannot write %s", path);
-        goto fail;
-    }
+    if (!(f = file_write_open(path, &st))) goto fail; /* in place when complete */
     const char *head = "# per-query distance histograms (up to %d queries per component, against "
                        "all %lld samples)\n# ratio = distance to the nearest w_k/2 of all points "
                        "/ distance to the nearest 1 - w_k/2: near 0 separated, near 1 not\n";
@@ -222,7 +220,8 @@ static gmm_status write_separation(const char *dir, const gmm_model *model, cons
                     "distance, scaled per query from its min (0) to its max (1)",
                     "fraction of all samples", series, K);
 fail:
-    if (f) fclose(f);
+    if (f && st == GMM_OK) st = file_write_close(f); /* a full disk: an error, the old file kept */
+    else file_write_abort(f);
     free(Xf);
     free(sep);
     free(hist);

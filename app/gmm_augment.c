@@ -10,19 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/cli.h"
 #include "app/gmm_augment_args.h"
+#include "app/output_paths.h"
 #include "data/dataset.h"
+#include "data/file_write.h"
 #include "data/idx.h"
 #include "data/idx_writer.h"
 #include "data/png_write.h"
 #include "data/augment.h"
 
+/* SIGINT, SIGTERM and SIGHUP: the first stops the run before its next piece (every file being
+ * written is removed, exit 130); a second ends it at once, first removing every temporary file
+ * (data/file_write.h). SIGPIPE is ignored: a closed pipe is a write error, not a silent death. */
 static volatile sig_atomic_t stop_requested;
 static void on_stop_signal(int sig)
 {
     (void)sig;
+    if (stop_requested) {
+        file_write_remove_temporaries(); /* async-signal-safe, as is _exit */
+        _exit(130);
+    }
     stop_requested = 1;
 }
 
@@ -139,6 +149,8 @@ int main(int argc, char **argv)
     char in_real[PATH_MAX], out_real[PATH_MAX];
     if (realpath(in_dir, in_real) && realpath(out_dir, out_real) && !strcmp(in_real, out_real))
         return cli_error("OUT_DIR must not be IN_DIR: the originals would be overwritten");
+    int checked = augment_check_outputs(in_dir, out_dir, png); /* before any work */
+    if (checked) return checked;
     struct stat sb;
     if (stat(out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return cli_error("%s is not a directory", out_dir);
@@ -161,6 +173,8 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 
     const int64_t piece = batch < count ? batch : count;
     uint8_t *pixels[2] = {malloc((size_t)piece * dim), malloc((size_t)piece * dim)};
@@ -234,6 +248,10 @@ int main(int argc, char **argv)
            test_copied ? "; test split copied" : "");
     if (*png) printf("gmm-augment: preview %s\n", png);
     code = 0;
+    if (stop_requested) { /* after the last piece: every file is complete */
+        cli_error("interrupted after every image was written; the files are complete");
+        code = 130;
+    }
     goto done;
 fail:
     code = cli_fail(st);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,12 +17,14 @@
 #include "app/diagnostics_report.h"
 #include "app/gmm_predict_args.h"
 #include "app/images.h"
+#include "app/output_paths.h"
 #include "app/pca_apply.h"
 #include "app/spectral_space.h"
 #include "app/umap_space.h"
 #include "app/report.h"
 #include "app/summary_json.h"
 #include "data/dataset.h"
+#include "data/file_write.h"
 #include "models/core/em.h"
 #include "models/core/score.h"
 #include "models/io/model_io.h"
@@ -52,6 +55,28 @@ static void usage(FILE *out)
             "                   these images placed in it (default map.png; '' writes none)\n"
             "  --version        print the program's version and exit\n"
             "  -h, --help       this help\n");
+}
+
+/* SIGINT, SIGTERM and SIGHUP end the program at once (exit 130), first removing every
+ * temporary file being written (data/file_write.h), so that no output is left half written and
+ * an older one stays; SIGPIPE is ignored, so that a closed pipe is a write error (EPIPE). */
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    file_write_remove_temporaries(); /* async-signal-safe, as is _exit */
+    _exit(130);
+}
+
+static void install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigfillset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 /* The test split beside the training data the model remembers. */
@@ -263,8 +288,8 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
         goto done;
     if (!all_truth) printf("no labels found: clustering scores skipped\n");
     if (args->out_csv) {
-        if (!(csv = fopen(args->out_csv, "w"))) {
-            rc = cli_error("cannot write %s: %m", args->out_csv);
+        if (!(csv = file_write_open(args->out_csv, &st))) { /* in place when complete */
+            rc = cli_fail(st);
             goto done;
         }
         fprintf(csv, "index,component%s\n", all_truth ? ",label" : "");
@@ -273,10 +298,10 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
             if (all_truth) fprintf(csv, ",%d", all_truth[i]);
             fprintf(csv, "\n");
         }
-        int bad = fclose(csv) != 0;
+        st = file_write_close(csv);
         csv = NULL;
-        if (bad) {
-            rc = cli_error("error writing %s", args->out_csv);
+        if (st != GMM_OK) {
+            rc = cli_fail(st);
             goto done;
         }
         printf("assignments written to %s\n", args->out_csv);
@@ -285,7 +310,7 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
 failed:
     rc = cli_mpi_fail(mpi, st);
 done:
-    if (csv) fclose(csv);
+    file_write_abort(csv); /* a failure half way: nothing left under the name */
     dataset_free(&ds);
     free(X);
     free(loglik);
@@ -304,6 +329,8 @@ int main(int argc, char **argv)
     gmm_predict_args args;
     int parsed = gmm_predict_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;
+    install_signal_handlers();
+    if ((parsed = predict_check_outputs(&args, args.data_path)) != 0) return parsed;
     const char *out_csv = args.out_csv, *diag_dir = args.diag_dir, *images_dir = args.images_dir;
     int proba = args.proba;
     long long limit = args.limit;
@@ -337,6 +364,7 @@ int main(int argc, char **argv)
         rc = explain_no_data_path(&model);
         goto done;
     }
+    if (!args.data_path && (rc = predict_check_outputs(&args, data_path))) goto done;
     if (mpi.size > 1) {
         rc = predict_on_ranks(&args, &model, data_path, &mpi);
         goto done;
@@ -431,8 +459,8 @@ int main(int argc, char **argv)
         printf("summary written to %s\n", args.json_path);
     }
     if (out_csv) {
-        if (!(csv = fopen(out_csv, "w"))) {
-            rc = cli_error("cannot write %s: %m", out_csv);
+        if (!(csv = file_write_open(out_csv, &st))) { /* in place when complete */
+            rc = cli_fail(st);
             goto done;
         }
         fprintf(csv, "index,component%s", ds.labels ? ",label" : "");
@@ -444,12 +472,12 @@ int main(int argc, char **argv)
             for (int k = 0; proba && k < K; k++) fprintf(csv, ",%.6g", resp[(size_t)i * K + k]);
             fprintf(csv, "\n");
         }
-        if (fclose(csv) != 0) {
-            csv = NULL;
-            rc = cli_error("error writing %s", out_csv);
+        st = file_write_close(csv);
+        csv = NULL;
+        if (st != GMM_OK) {
+            rc = cli_fail(st);
             goto done;
         }
-        csv = NULL;
         printf("assignments written to %s\n", out_csv);
     }
     if (diag_dir || images_dir) {
@@ -479,7 +507,7 @@ int main(int argc, char **argv)
     }
 done:
     diag_scores_free(&scores);
-    if (csv) fclose(csv);
+    file_write_abort(csv);
     gmm_model_free(&model);
     dataset_free(&ds);
     free(X);

@@ -14,6 +14,7 @@
 #include "app/diagnostics_report.h"
 #include "app/gmm_train_args.h"
 #include "app/images.h"
+#include "app/output_paths.h"
 #include "app/pca_apply.h"
 #include "app/spectral_space.h"
 #include "app/umap_space.h"
@@ -22,6 +23,7 @@
 #include "app/select_k_report.h"
 #include "app/summary_json.h"
 #include "data/dataset.h"
+#include "data/file_write.h"
 #include "kernels/gpu_info.h"
 #include "models/core/em.h"
 #include "models/core/score.h"
@@ -29,19 +31,20 @@
 #include "models/io/model_io.h"
 #include "models/features/pca.h"
 
-/* Interrupts. The first SIGINT or SIGTERM asks the fit to stop after its current iteration
- * (the library polls stop_requested through options.should_stop); the model so far is written
- * and the program exits with 130. A second one exits at once, first removing the temporary
- * file a model save may be writing (gmm_model_save renames it over the model file only when
- * it is complete), so that nothing partial is left (EXIT_INTERRUPTED: app/gmm_train_args.h). */
+/* Interrupts. The first SIGINT, SIGTERM or SIGHUP asks the fit to stop after its current
+ * iteration (the library polls stop_requested through options.should_stop); the model so far
+ * is written and the program exits with 130. A second one exits at once, first removing every
+ * temporary file a save may be writing (data/file_write.h: a file is renamed over its name only
+ * when complete), so that nothing partial is left and the previous model stays
+ * (EXIT_INTERRUPTED: app/gmm_train_args.h). SIGPIPE is ignored: a write to a closed pipe is an
+ * error (EPIPE) that leaves no file, not a silent death. */
 static volatile sig_atomic_t stop_requested;
-static char save_temp_path[PATH_MAX + sizeof GMM_MODEL_TEMP_SUFFIX];
 
 static void on_stop_signal(int sig)
 {
     (void)sig;
     if (stop_requested) {
-        unlink(save_temp_path); /* async-signal-safe, as are write and _exit */
+        file_write_remove_temporaries(); /* async-signal-safe (unlink), as are write and _exit */
         _exit(EXIT_INTERRUPTED);
     }
     stop_requested = 1;
@@ -59,8 +62,8 @@ static int stop_was_requested(void *user)
     return stop_requested != 0;
 }
 
-/* SIGINT and SIGTERM; under mpirun SIGINT only (Ctrl-C reaches every rank, which stop together),
- * since mpirun ends the other ranks of a failed one with SIGTERM. */
+/* SIGINT, SIGTERM and SIGHUP (a closed terminal); under mpirun SIGINT only (Ctrl-C reaches every
+ * rank, which stop together), since mpirun ends the other ranks of a failed one with SIGTERM. */
 static void install_stop_handlers(int with_sigterm)
 {
     struct sigaction sa;
@@ -69,9 +72,13 @@ static void install_stop_handlers(int with_sigterm)
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the second waits for the first */
     sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
-    if (with_sigterm) sigaction(SIGTERM, &sa, NULL);
+    if (with_sigterm) {
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
 }
 
 /* What the library does not know about a model and the file records: the image shape, the
@@ -200,6 +207,9 @@ int main(int argc, char **argv)
     gmm_train_args args;
     int parsed = gmm_train_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe: EPIPE, an error that leaves no file */
+    /* every output's directory there and writable, no output an input: before any work */
+    if ((parsed = train_check_outputs(&args)) != 0) return parsed;
     cli_mpi mpi;
     int mpi_rc = cli_mpi_start(&argc, &argv, &mpi);
     if (mpi_rc) return mpi_rc;
@@ -216,9 +226,6 @@ int main(int argc, char **argv)
     long long limit = args.limit;
     int quiet = args.quiet, k_given = args.k_given, cov_given = args.cov_given;
     int timings = args.timings;
-    if (strlen(output) + sizeof GMM_MODEL_TEMP_SUFFIX > sizeof save_temp_path)
-        return cli_error("-o: the file name is longer than %d bytes", PATH_MAX - 1);
-    snprintf(save_temp_path, sizeof save_temp_path, "%s%s", output, GMM_MODEL_TEMP_SUFFIX);
 
     int rc = 0;
     gmm_status st;
@@ -526,6 +533,7 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
+    if (stop_requested) goto interrupted_after_fit; /* during the write: the model is complete */
     printf("model written to %s\n", output);
     t_end = cli_now_seconds();
     if (!quiet)
@@ -560,6 +568,10 @@ int main(int argc, char **argv)
                                  .seconds_save = saver.seconds, .seconds_total = t_end - t_start};
         if ((rc = train_json_write(args.json_path, &summary))) goto done;
         printf("summary written to %s\n", args.json_path);
+    }
+    if (stop_requested) { /* at the very end: everything is written, the exit says it */
+        fprintf(stderr, "gmm-train: interrupted; every output was complete and is written\n");
+        rc = EXIT_INTERRUPTED;
     }
     goto done;
 interrupted_after_fit:

@@ -1,12 +1,17 @@
 /* The JSON writer of the programs' --json summaries (see json.h). */
 #include "app/json.h"
 
+#include <errno.h>
 #include <math.h>
+
+#include "data/file_write.h"
 
 int json_open(json_writer *w, const char *path)
 {
     *w = (json_writer){0};
-    w->file = fopen(path, "w");
+    gmm_status st = GMM_OK;
+    w->file = file_write_open(path, &st); /* renamed into place by json_close when complete */
+    if (!w->file) errno = errno ? errno : EIO;
     return w->file ? 0 : -1;
 }
 
@@ -15,8 +20,8 @@ int json_close(json_writer *w)
     if (!w->file) return -1;
     int bad = w->failed || w->depth != 0;
     if (!bad) fputc('\n', w->file);
-    bad |= ferror(w->file) != 0;
-    bad |= fclose(w->file) != 0;
+    if (bad) file_write_abort(w->file); /* nothing left under the name, or the old file */
+    else bad = file_write_close(w->file) != GMM_OK;
     w->file = NULL;
     return bad ? -1 : 0;
 }

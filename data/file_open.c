@@ -1,5 +1,5 @@
 /* Regular files only, opened without blocking, the memory budget (physical memory, rlimits,
- * cgroup limits), whole and exact reads, and segmented writes (see file_open.h). */
+ * cgroup limits), and whole and exact reads (see file_open.h). */
 #include "data/file_open.h"
 
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 int file_open_regular(const char *path, const char *expected, struct stat *sb, gmm_status *st)
@@ -166,70 +165,6 @@ uint64_t file_memory_budget(void)
         if (cgroup < budget) budget = cgroup;
     }
     return budget;
-}
-
-/* At most this many pieces a pwritev (IOV_MAX is 1024 on Linux, and at least 16 by POSIX). */
-#define WRITE_BATCH 1024
-/* Linux: the written pages' writeback is started every this many bytes, so that the disk works
- * while the rest is copied and the final fsync waits for less (49 MB on the H100 machine's ext4:
- * write + fsync 0.044-0.059 s -> 0.038-0.044 s with a start every 4 MiB; scratch test, 4 rounds) */
-#define WRITEBACK_STEP ((off_t)4 << 20)
-
-int file_write_segments(const char *path, const file_segment *seg, size_t n_seg)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) return -1;
-    long iov_max = sysconf(_SC_IOV_MAX);
-    const int batch = iov_max > 0 && iov_max < WRITE_BATCH ? (int)iov_max : WRITE_BATCH;
-    struct iovec iov[WRITE_BATCH];
-    off_t offset = 0, writeback_from = 0;
-    int failed = 0, first_errno = 0;
-    size_t s = 0;
-    size_t done_in_first = 0; /* bytes of seg[s] already written */
-    while (!failed && s < n_seg) {
-        int n = 0;
-        for (size_t t = s; t < n_seg && n < batch; t++) {
-            const size_t skip = t == s ? done_in_first : 0;
-            if (seg[t].bytes == skip) continue;
-            iov[n].iov_base = (void *)((const unsigned char *)seg[t].data + skip);
-            iov[n].iov_len = seg[t].bytes - skip;
-            n++;
-        }
-        if (n == 0) break;
-        ssize_t r = pwritev(fd, iov, n, offset);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            failed = 1;
-            first_errno = r < 0 ? errno : EIO;
-            break;
-        }
-        offset += (off_t)r;
-#ifdef SYNC_FILE_RANGE_WRITE
-        if (offset - writeback_from >= WRITEBACK_STEP) { /* advice only: fsync reports errors */
-            (void)sync_file_range(fd, writeback_from, offset - writeback_from,
-                                  SYNC_FILE_RANGE_WRITE);
-            writeback_from = offset;
-        }
-#endif
-        /* step over what was written: whole segments, then part of one (a short write) */
-        size_t left = (size_t)r;
-        while (s < n_seg && left >= seg[s].bytes - done_in_first) {
-            left -= seg[s].bytes - done_in_first;
-            done_in_first = 0;
-            s++;
-        }
-        done_in_first += left;
-    }
-    if (!failed && fsync(fd) != 0) {
-        failed = 1;
-        first_errno = errno;
-    }
-    if (close(fd) != 0 && !failed) {
-        failed = 1;
-        first_errno = errno;
-    }
-    if (failed) errno = first_errno;
-    return failed ? -1 : 0;
 }
 
 gmm_status file_read_exact(int fd, const char *path, void *buf, size_t n, uint64_t offset)

@@ -1,6 +1,6 @@
 /* Opening the files gmm reads (IDX data, model files): only regular files, never blocking on a
- * FIFO without a writer, and the memory a file's contents may claim; reading one whole, and
- * writing one from pieces of memory. */
+ * FIFO without a writer, and the memory a file's contents may claim; and reading one whole
+ * (writing: data/file_write.h). */
 #ifndef GMM_FILE_OPEN_H
 #define GMM_FILE_OPEN_H
 
@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "data/file_write.h"
 #include "kernels/gmm_status.h"
 
 /* A read-only descriptor for path when it is a regular file: opened with O_NONBLOCK (a FIFO
@@ -53,18 +54,7 @@ void file_advise_huge(void *buffer, size_t bytes);
 gmm_status file_read_whole(const char *path, const char *expected, unsigned char **data,
                            size_t *size);
 
-/* Consecutive pieces of a file's bytes. */
-typedef struct {
-    const void *data;
-    size_t bytes;
-} file_segment;
-
-/* Writes the segments back to back into a new file (created or truncated), gathered from where
- * they are (pwritev, up to IOV_MAX segments a call, on the calling thread: ext4 and tmpfs take
- * the file's lock for every buffered write, so writers on several cores had only spun on it),
- * then flushes it to the disk before the caller renames it (or a crash could leave a renamed
- * empty file); on Linux the flush is started every 4 MiB as the writing goes on
- * (sync_file_range). Segments of 0 bytes are allowed. 0, or -1 with errno set. */
-int file_write_segments(const char *path, const file_segment *seg, size_t n_seg);
+/* Writing a file from pieces of memory (file_segment, file_write_segments) lives in
+ * data/file_write.h, with every other output. */
 
 #endif

@@ -1,13 +1,15 @@
 /* Writing IDX files: whole arrays (idx_write_images/labels of data/idx.h, raw or gzip) and the
  * streaming writer (data/idx_writer.h): header first, items appended, renamed into place once
- * complete. */
+ * complete; both through data/file_write.h's temporary files. */
 #include "data/idx_writer.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "data/file_write.h"
 #include "data/idx.h"
 
 #define IDX_HEADER_MAX 16
@@ -48,21 +50,20 @@ gmm_status idx_writer_open(idx_writer *w, const char *path, int n_dims, int64_t 
     if (strlen(path) >= sizeof w->path)
         return gmm_error(GMM_ERR_ARG, "%s: file name too long", path);
     strcpy(w->path, path);
-    snprintf(w->partial_path, sizeof w->partial_path, "%s%s", path, IDX_WRITER_SUFFIX);
     w->item_bytes = (uint64_t)rows * (uint64_t)cols;
     w->n_items = (uint64_t)n_items;
 
-    errno = 0;
-    w->file = fopen(w->partial_path, "wb");
-    if (!w->file)
-        return gmm_error(GMM_ERR_IO, "%s: %s", w->partial_path, errno ? strerror(errno) : "cannot open");
+    gmm_status opened = GMM_OK;
+    w->file = file_write_open(path, &opened); /* a temporary file, renamed by idx_writer_close */
+    if (!w->file) return opened;
+    snprintf(w->partial_path, sizeof w->partial_path, "%s", file_write_temp_name(w->file));
     unsigned char header[16] = {0, 0, 0x08, (unsigned char)n_dims};
     put_be32(header + 4, (uint32_t)n_items);
     put_be32(header + 8, (uint32_t)rows);
     put_be32(header + 12, (uint32_t)cols);
     size_t header_len = 4 + 4 * (size_t)n_dims;
     if (fwrite(header, 1, header_len, w->file) != header_len) {
-        gmm_status st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", w->partial_path, strerror(errno));
+        gmm_status st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", w->path, strerror(errno));
         idx_writer_abort(w);
         return st;
     }
@@ -77,7 +78,7 @@ gmm_status idx_writer_append(idx_writer *w, const uint8_t *items, int64_t n)
                          w->path, (long long)n, (unsigned long long)w->n_items);
     size_t bytes = (size_t)((uint64_t)n * w->item_bytes);
     if (bytes && fwrite(items, 1, bytes, w->file) != bytes) {
-        gmm_status st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", w->partial_path, strerror(errno));
+        gmm_status st = gmm_error(GMM_ERR_IO, "%s: write failed: %s", w->path, strerror(errno));
         idx_writer_abort(w);
         return st;
     }
@@ -96,16 +97,8 @@ gmm_status idx_writer_close(idx_writer *w)
     }
     FILE *f = w->file;
     w->file = NULL;
-    if (fclose(f) != 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: write failed on close: %s", w->partial_path, strerror(errno));
-        goto fail;
-    }
-    if (rename(w->partial_path, w->path) != 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: cannot rename into place: %s", w->path, strerror(errno));
-        goto fail;
-    }
     w->partial_path[0] = '\0';
-    return GMM_OK;
+    return file_write_close(f); /* flushed, renamed into place; or removed */
 fail:
     idx_writer_abort(w);
     return st;
@@ -114,9 +107,8 @@ fail:
 void idx_writer_abort(idx_writer *w)
 {
     if (!w) return;
-    if (w->file) fclose(w->file);
+    file_write_abort(w->file); /* the temporary file removed */
     w->file = NULL;
-    if (w->partial_path[0]) remove(w->partial_path);
     w->partial_path[0] = '\0';
 }
 
@@ -132,10 +124,17 @@ static gmm_status idx_write(const char *path, const uint8_t *data, int n_dims, i
         return gmm_error(GMM_ERR_ARG, "%s: %d x %d x %d is too large for an IDX file", path,
                          n_items, rows, cols);
 
-    /* "T" makes zlib write the bytes as they are, so both forms share one code path. */
-    errno = 0;
-    gzFile gz = gzopen(path, gzip ? "wb6" : "wbT");
-    if (!gz) return gmm_error(GMM_ERR_IO, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+    /* a temporary file beside path (data/file_write.h) that zlib writes through a descriptor
+     * of its own; "T" makes zlib write the bytes as they are, so both forms share one path */
+    FILE *out = file_write_open(path, &st);
+    if (!out) return st;
+    int gz_fd = dup(fileno(out));
+    gzFile gz = gz_fd >= 0 ? gzdopen(gz_fd, gzip ? "wb6" : "wbT") : NULL;
+    if (!gz) {
+        if (gz_fd >= 0) close(gz_fd);
+        file_write_abort(out);
+        return gmm_error(GMM_ERR_IO, "%s: cannot start writing", path);
+    }
 
     unsigned char header[IDX_HEADER_MAX];
     header[0] = header[1] = 0;
@@ -160,7 +159,9 @@ static gmm_status idx_write(const char *path, const uint8_t *data, int n_dims, i
                        zst == Z_ERRNO ? strerror(errno) : "zlib error");
         goto fail;
     }
-    return GMM_OK;
+    st = file_write_close(out);
+    out = NULL;
+    return st;
 
 write_error: {
     int errnum = Z_OK;
@@ -170,6 +171,7 @@ write_error: {
 }
 fail:
     if (gz) gzclose(gz);
+    file_write_abort(out);
     return st;
 }
 

@@ -1,8 +1,8 @@
 /* Writing an IDX file item by item, for data sets too large to hold in memory (gmm-augment's
  * 8.1 million images): the header promises n_items up front, items are appended in any number
  * of pieces, and the file appears under its name only when every promised item was written
- * (it is written to NAME.partial and renamed), so an interrupted run leaves no file that
- * promises more than it holds. Raw (uncompressed) bytes, so that readers can map the file. */
+ * (it is written to a new temporary file beside it, ".NAME.XXXXXX", and renamed: see
+ * data/file_write.h), so an interrupted run leaves no file that promises more than it holds. Raw (uncompressed) bytes, so that readers can map the file. */
 #ifndef GMM_IDX_WRITER_H
 #define GMM_IDX_WRITER_H
 
@@ -15,12 +15,10 @@
 extern "C" {
 #endif
 
-#define IDX_WRITER_SUFFIX ".partial"
-
 typedef struct {
     FILE *file;
     char path[1024];         /* the final name */
-    char partial_path[1024 + sizeof IDX_WRITER_SUFFIX];
+    char partial_path[1100]; /* the temporary file being written ("" when none) */
     uint64_t item_bytes;     /* rows * cols (1 for labels) */
     uint64_t n_items, written;
 } idx_writer;

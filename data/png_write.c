@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "data/colormap.h"
+#include "data/file_write.h"
 #include "data/font.h"
 
 /* Our own ceiling on image size: far above any grid we draw, low enough that width * height and
@@ -90,37 +91,29 @@ static gmm_status write_png(const char *path, const uint8_t *data, int width, in
     if (!row_ptrs) return gmm_error(GMM_ERR_NOMEM, "%s: out of memory", path);
     for (int y = 0; y < height; y++)
         row_ptrs[y] = (png_bytep)(data + (size_t)y * (size_t)width * (size_t)channels);
-    fp = fopen(path, "wb");
-    if (!fp) {
-        st = gmm_error(GMM_ERR_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
+    fp = file_write_open(path, &st); /* a temporary file, renamed into place when complete */
+    if (!fp) goto fail;
     int rc = encode_png(fp, row_ptrs, width, height, channels, &err);
     if (rc < 0) {
         st = gmm_error(GMM_ERR_NOMEM, "%s: cannot start libpng writer", path);
         goto fail;
     }
-    if (rc > 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: writing PNG failed: %s", path, err.message);
+    if (rc > 0) { /* libpng says "Write Error"; the stream's errno says why */
+        int why = errno;
+        st = gmm_error(GMM_ERR_IO, "%s: writing PNG failed: %s%s%s", path, err.message,
+                       ferror(fp) ? ": " : "", ferror(fp) ? strerror(why) : "");
         goto fail;
     }
-    /* A full disk often shows only when the last buffer is flushed. */
-    int close_failed = fflush(fp) != 0 || ferror(fp);
-    int saved_errno = errno;
-    if (fclose(fp) != 0 && !close_failed) {
-        close_failed = 1;
-        saved_errno = errno;
-    }
+    /* A full disk often shows only when the last buffer is flushed: file_write_close says so,
+     * and leaves any previous file in place. */
+    st = file_write_close(fp);
     fp = NULL;
-    if (close_failed) {
-        st = gmm_error(GMM_ERR_IO, "%s: writing PNG failed: %s", path, strerror(saved_errno));
-        goto fail;
-    }
+    if (st != GMM_OK) goto fail;
     free(row_ptrs);
     return GMM_OK;
 
 fail:
-    if (fp) fclose(fp);
+    file_write_abort(fp);
     free(row_ptrs);
     return st;
 }

@@ -1,8 +1,10 @@
 /* Check suite for interrupting gmm-train as a user does: a real gmm-train started as a child
  * process and sent SIGINT or SIGTERM while it fits writes the model so far (not converged, its
  * iterations recorded) and exits with 130; --init-from continues from that file; a second
- * SIGINT exits at once leaving neither a model nor a temporary file; --checkpoint N leaves a
- * loadable model every N iterations even when the program is killed. */
+ * SIGINT exits at once leaving neither a model nor a temporary file (and an older model as it
+ * was); --checkpoint N leaves a loadable model every N iterations even when the program is
+ * killed; SIGHUP is taken as SIGTERM; an interrupt during the final write ends with 130; SIGPIPE
+ * never kills it (a closed pipe is a write error). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -156,6 +158,16 @@ static int file_exists(const char *name)
     return stat(tu_tmp_path(name), &sb) == 0;
 }
 
+/* The temporary files left for name (".NAME.XXXXXX", data/file_write.h) in the temp directory. */
+static int temp_files_left(const char *name)
+{
+    char *out = NULL;
+    tu_sh(&out, "ls -a | grep -c '^\\.%s\\.' || true", name);
+    int n = atoi(out);
+    free(out);
+    return n;
+}
+
 /* A model gmm-train wrote: loads, has the fixture's shape, finite parameters. */
 static void load_written_model(const char *name, gmm_model *m)
 {
@@ -182,14 +194,14 @@ static void load_written_model(const char *name, gmm_model *m)
 /* The fit that never converges by itself (tol 0): only a signal ends it. */
 #define ENDLESS "-k 4 --device cpu --tol 0 --max-iter 1000000 --seed 1 --png ''"
 
-/* SIGINT (or SIGTERM) after the first progress line: exit 130, the model of the iterations
+/* SIGINT (or SIGTERM, or SIGHUP) after the first progress line: exit 130, the model of the iterations
  * printed written, and (SIGINT) --init-from continues it to convergence with a lower bound no
  * lower than the interrupted one. */
 START_TEST(test_interrupt_writes_model_and_resumes)
 {
-    const int sig = _i == 0 ? SIGINT : SIGTERM;
+    const int sig = _i == 0 ? SIGINT : _i == 1 ? SIGTERM : SIGHUP; /* a closed terminal */
     const char *dir = slow_fixture();
-    const char *name = sig == SIGINT ? "int.bin" : "term.bin";
+    const char *name = sig == SIGINT ? "int.bin" : sig == SIGTERM ? "term.bin" : "hup.bin";
     char args[256];
     snprintf(args, sizeof args, ENDLESS " -o %s", name);
     child c;
@@ -201,9 +213,7 @@ START_TEST(test_interrupt_writes_model_and_resumes)
                   "expected exit 130, got status %d; output:\n%s", status, c.out);
     ck_assert_msg(strstr(c.out, "interrupted after EM iteration") != NULL, "%s", c.out);
     ck_assert_msg(strstr(c.out, "not converged") != NULL, "%s", c.out);
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "%s%s", name, GMM_MODEL_TEMP_SUFFIX);
-    ck_assert(!file_exists(tmp));
+    ck_assert_int_eq(temp_files_left(name), 0);
 
     gmm_model m = {0};
     load_written_model(name, &m);
@@ -212,7 +222,7 @@ START_TEST(test_interrupt_writes_model_and_resumes)
     /* the iterations the program printed are the ones the file records */
     ck_assert_int_eq(m.n_iter, last_iteration(c.out));
     ck_assert_str_eq(m.data_path, dir);
-    if (sig == SIGTERM) {
+    if (sig != SIGINT) {
         gmm_model_free(&m);
         return;
     }
@@ -265,7 +275,7 @@ START_TEST(test_second_interrupt_exits_at_once)
                   "expected exit 130, got status %d; output:\n%s", status, c.out);
     ck_assert_msg(strstr(c.out, "written to") == NULL, "a model was written:\n%s", c.out);
     ck_assert(!file_exists("twice.bin"));
-    ck_assert(!file_exists("twice.bin" GMM_MODEL_TEMP_SUFFIX));
+    ck_assert_int_eq(temp_files_left("twice.bin"), 0);
     printf("second SIGINT: exit %.3f s after it (an iteration takes %.3f s)\n", exit_delay, t_iter);
     /* at once: well within the iteration it would otherwise have finished */
     ck_assert_msg(exit_delay < 1.0 + t_iter, "exit took %.3f s (an iteration takes %.3f s)",
@@ -290,7 +300,7 @@ START_TEST(test_checkpoint_survives_kill)
     ck_assert_int_ge(m.n_iter, 2);
     ck_assert_int_eq(m.n_iter % 2, 0);
     ck_assert_int_eq(m.max_iter, 1000000);
-    ck_assert(!file_exists("ck.bin" GMM_MODEL_TEMP_SUFFIX));
+    ck_assert_int_eq(temp_files_left("ck.bin"), 0);
     gmm_model_free(&m);
 
     /* the option's range */
@@ -337,7 +347,164 @@ START_TEST(test_interrupt_during_initialisation)
     fclose(f);
     back[n] = '\0';
     ck_assert_str_eq(back, older);
-    ck_assert(!file_exists("older.bin" GMM_MODEL_TEMP_SUFFIX));
+    ck_assert_int_eq(temp_files_left("older.bin"), 0);
+}
+END_TEST
+
+/* Bytes of a file in the temp directory (*len), or NULL when it cannot be read. */
+static unsigned char *slurp(const char *name, size_t *len)
+{
+    FILE *f = fopen(tu_tmp_path(name), "rb");
+    if (!f) return NULL;
+    unsigned char *b = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) b = realloc(b, cap = cap ? 2 * cap : 1 << 16);
+        size_t r = fread(b + n, 1, cap - n, f);
+        if (r == 0) break;
+        n += r;
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+/* A second SIGINT while the first is honoured, with an older model under the name: exit 130 and
+ * either the old file as it was or a complete new model, never a partial one; no temporary
+ * file. */
+START_TEST(test_second_interrupt_keeps_old_model)
+{
+    const char *dir = slow_fixture();
+    char *out = NULL;
+    int rc = tu_sh(&out, "$B/gmm-train '%s' -k 4 --device cpu --max-iter 1 --png '' -o old.bin", dir);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    size_t old_len = 0;
+    unsigned char *old = slurp("old.bin", &old_len);
+    ck_assert_ptr_nonnull(old);
+    child c;
+    child_start(&c, dir, ENDLESS " -o old.bin");
+    child_wait_for(&c, "iter    2 ");
+    double t_iter = iteration_seconds(c.out, 2);
+    usleep((useconds_t)(t_iter / 3 * 1e6));
+    kill(c.pid, SIGINT);
+    child_wait_for(&c, "interrupt again to quit at once");
+    kill(c.pid, SIGINT);
+    int status = child_wait_exit(&c);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d:\n%s", status, c.out);
+    ck_assert_int_eq(temp_files_left("old.bin"), 0);
+    gmm_model m = {0};
+    load_written_model("old.bin", &m); /* old or new, complete */
+    size_t now_len = 0;
+    unsigned char *now = slurp("old.bin", &now_len);
+    if (!strstr(c.out, "written to old.bin"))
+        ck_assert_msg(now_len == old_len && !memcmp(now, old, old_len), "the old model changed");
+    gmm_model_free(&m);
+    free(old);
+    free(now);
+}
+END_TEST
+
+/* SIGINT while the final model is being written (to a FIFO whose reader holds the write until
+ * the signal has come): the model is written whole and the program exits with 130, as the
+ * README says, not 0. */
+START_TEST(test_interrupt_during_final_write_exits_130)
+{
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s", tu_tmp_path("fifo.bin"));
+    unlink(fifo);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    int reader = open(fifo, O_RDONLY | O_NONBLOCK);
+    ck_assert_int_ge(reader, 0);
+    child c;
+    child_start(&c, slow_fixture(), "-k 4 --device cpu --max-iter 3 --seed 1 --png '' -o fifo.bin");
+    struct pollfd pfd = {.fd = reader, .events = POLLIN};
+    double deadline = now_seconds() + WAIT_SECONDS;
+    while (poll(&pfd, 1, 100) <= 0) { /* the write has begun when bytes arrive */
+        child_read(&c, 0);
+        ck_assert_msg(now_seconds() < deadline, "no model bytes came:\n%s", c.out);
+    }
+    kill(c.pid, SIGINT);
+    usleep(300000); /* the handler has run; the writer is still held by the full pipe */
+    fcntl(reader, F_SETFL, 0);
+    FILE *copy = fopen(tu_tmp_path("from-fifo.bin"), "wb");
+    ck_assert_ptr_nonnull(copy);
+    char buf[1 << 16];
+    ssize_t r;
+    size_t total = 0;
+    while ((r = read(reader, buf, sizeof buf)) > 0) {
+        ck_assert_uint_eq(fwrite(buf, 1, (size_t)r, copy), (size_t)r);
+        total += (size_t)r;
+        child_read(&c, 0);
+    }
+    fclose(copy);
+    close(reader);
+    int status = child_wait_exit(&c);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d:\n%s", status, c.out);
+    ck_assert_msg(strstr(c.out, "interrupted after the fit") != NULL, "%s", c.out);
+    struct stat sb;
+    ck_assert_int_eq(stat(fifo, &sb), 0);
+    ck_assert(S_ISFIFO(sb.st_mode)); /* written into, never replaced by a regular file */
+    gmm_model m = {0};
+    load_written_model("from-fifo.bin", &m); /* every byte of it */
+    printf("interrupt during the final write: %zu bytes, exit 130\n", total);
+    gmm_model_free(&m);
+}
+END_TEST
+
+/* SIGPIPE: stdout a pipe whose reader has gone is no death (the model is written; exit 1 says
+ * the output was lost); a
+ * model written to such a pipe (-o /dev/stdout) is an error (exit 2) naming the broken pipe;
+ * SIGPIPE sent during the fit is ignored (SIGINT then ends it as usual). */
+START_TEST(test_sigpipe)
+{
+    const char *dir = slow_fixture();
+    char *out = NULL;
+    tu_sh(&out, "( $B/gmm-train '%s' -k 4 --device cpu --max-iter 2 --png '' -o pipe.bin; "
+          "echo $? > pipe.rc ) | head -c 1 > /dev/null; cat pipe.rc", dir);
+    /* not killed (141): the run ends and the model is written; the lost output is said with
+     * exit 1 (cli_quick_exit; a sanitizer build leaves it to exit(), which exits 0) */
+    ck_assert_msg(atoi(out) == 1 || atoi(out) == 0, "exit %s", out);
+    free(out);
+    gmm_model m = {0};
+    load_written_model("pipe.bin", &m);
+    gmm_model_free(&m);
+    ck_assert_int_eq(temp_files_left("pipe.bin"), 0);
+
+    /* a link of the test's own to the process's stdout, as /dev/stdout is (a faulty program
+     * replaces the link, never the machine's /dev/stdout) */
+    tu_sh(&out, "ln -sf /proc/self/fd/1 stdout-link; ( $B/gmm-train '%s' -k 4 --device cpu "
+          "--max-iter 2 --png '' -q -o stdout-link 2> stdout.err; echo $? > stdout.rc ) | "
+          "head -c 10 > /dev/null; cat stdout.rc stdout.err", dir);
+    ck_assert_msg(atoi(out) == 2 && strstr(out, "Broken pipe"), "%s", out);
+    free(out);
+
+    child c;
+    child_start(&c, dir, ENDLESS " -o sigpipe.bin");
+    child_wait_for(&c, "iter    1 ");
+    kill(c.pid, SIGPIPE);
+    child_wait_for(&c, "iter    2 "); /* still fitting */
+    kill(c.pid, SIGINT);
+    int status = child_wait_exit(&c);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d:\n%s", status, c.out);
+    load_written_model("sigpipe.bin", &m);
+    gmm_model_free(&m);
+}
+END_TEST
+
+/* gmm-augment takes SIGHUP as SIGINT and SIGTERM: exit 130, no output file and no temporary
+ * file left (the default action killed it with its NAME.partial files behind). */
+START_TEST(test_augment_sighup)
+{
+    const char *in = tu_fixture_dir("augsig", 50, 28, 4, 0);
+    char *out = NULL;
+    int rc = tu_sh(&out, "rm -rf augsig-out; $B/gmm-augment '%s' augsig-out -n 4000000 --batch 2000 "
+                   "> augsig.log 2>&1 & p=$!; i=0; while [ $i -lt 400 ] && ! grep -qs 'images/s' "
+                   "augsig.log; do sleep 0.05; i=$((i+1)); done; kill -HUP $p; wait $p; echo $?; "
+                   "ls -a augsig-out | grep -v '^\\.\\.\\?$' || true", in);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(!strcmp(out, "130\n"), "exit and files left: %s", out);
+    free(out);
 }
 END_TEST
 
@@ -346,10 +513,14 @@ static Suite *interrupt_suite(void)
     Suite *s = suite_create("interrupt");
     TCase *tc = tcase_create("signals");
     tcase_set_timeout(tc, 300);
-    tcase_add_loop_test(tc, test_interrupt_writes_model_and_resumes, 0, 2);
+    tcase_add_loop_test(tc, test_interrupt_writes_model_and_resumes, 0, 3);
     tcase_add_test(tc, test_second_interrupt_exits_at_once);
     tcase_add_test(tc, test_checkpoint_survives_kill);
     tcase_add_loop_test(tc, test_interrupt_during_initialisation, 0, 2);
+    tcase_add_test(tc, test_second_interrupt_keeps_old_model);
+    tcase_add_test(tc, test_interrupt_during_final_write_exits_130);
+    tcase_add_test(tc, test_sigpipe);
+    tcase_add_test(tc, test_augment_sighup);
     suite_add_tcase(s, tc);
     return s;
 }

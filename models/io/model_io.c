@@ -3,6 +3,7 @@
 #include "models/io/model_io.h"
 
 #include "data/file_open.h"
+#include "data/file_write.h"
 #include "data/gunzip.h"
 #include "models/io/model_bytes.h"
 #include "models/io/model_sections.h"
@@ -111,7 +112,6 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
                    section_bytes + CRC_BYTES;
     static const unsigned char zeros[8] = {0};
 
-    char *tmp_path = NULL;
     file_segment *seg = NULL;
     size_t header_bytes = FIXED_HEADER_BYTES + path_len;
     size_t buf_bytes = in_place ? header_bytes + CRC_BYTES : total;
@@ -217,27 +217,11 @@ gmm_status gmm_model_save(const char *path, const gmm_model *model)
         seg[n_seg++] = (file_segment){buf, total};
     }
 
-    /* Write beside the target and rename over it, so a reader never sees half a model and a
-     * failed save leaves any previous file intact. */
-    tmp_path = malloc(strlen(path) + sizeof GMM_MODEL_TEMP_SUFFIX);
-    if (!tmp_path) {
-        st = gmm_error(GMM_ERR_NOMEM, "out of memory");
-        goto fail;
-    }
-    sprintf(tmp_path, "%s%s", path, GMM_MODEL_TEMP_SUFFIX);
-    if (file_write_segments(tmp_path, seg, n_seg) != 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: cannot write: %s", tmp_path, strerror(errno));
-        remove(tmp_path);
-        goto fail;
-    }
-    if (rename(tmp_path, path) != 0) {
-        st = gmm_error(GMM_ERR_IO, "%s: cannot rename to %s: %s", tmp_path, path, strerror(errno));
-        remove(tmp_path);
-        goto fail;
-    }
+    /* Written to a new temporary file beside the target and renamed over it (data/file_write.h),
+     * so a reader never sees half a model and a failed save leaves any previous file intact. */
+    st = file_write_all(path, seg, n_seg);
 
 fail:
-    free(tmp_path);
     free(seg);
     free(buf);
     free(tri);

@@ -44,10 +44,11 @@ extern "C" {
 /* The oldest version gmm_model_load still reads. */
 #define GMM_MODEL_VERSION_OLDEST 1u
 
-/* gmm_model_save writes path + GMM_MODEL_TEMP_SUFFIX and renames it over path, so that a
- * reader never sees half a model (a program killed mid-save removes that name). */
-#define GMM_MODEL_TEMP_SUFFIX ".tmp"
-
+/* gmm_model_save writes a new temporary file beside path (".NAME.XXXXXX", created exclusively,
+ * with the mode of the model it replaces) and renames it over path once complete
+ * (data/file_write.h), so that a reader never sees half a model and a failed save leaves the
+ * previous file; a program's signal handler removes the temporary file with
+ * file_write_remove_temporaries. */
 gmm_status gmm_model_save(const char *path, const gmm_model *model);
 /* Loads into a zeroed model (versions GMM_MODEL_VERSION_OLDEST..GMM_MODEL_VERSION). Truncated
  * file, wrong magic, another version, a bad checksum, inconsistent sizes, a data path with a NUL
