@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,67 +18,17 @@
 #include "app/spectral_space.h"
 #include "app/umap_space.h"
 #include "app/train_scale.h"
+#include "app/train_signals.h"
 #include "app/report.h"
 #include "app/select_k_report.h"
 #include "app/summary_json.h"
 #include "data/dataset.h"
-#include "data/file_write.h"
 #include "kernels/gpu_info.h"
 #include "models/core/em.h"
 #include "models/core/score.h"
 #include "models/core/init.h"
 #include "models/io/model_io.h"
 #include "models/features/pca.h"
-
-/* Interrupts. The first SIGINT, SIGTERM or SIGHUP asks the fit to stop after its current
- * iteration (the library polls stop_requested through options.should_stop); the model so far
- * is written and the program exits with 130. A second one exits at once, first removing every
- * temporary file a save may be writing (data/file_write.h: a file is renamed over its name only
- * when complete), so that nothing partial is left and the previous model stays
- * (EXIT_INTERRUPTED: app/gmm_train_args.h). SIGPIPE is ignored: a write to a closed pipe is an
- * error (EPIPE) that leaves no file, not a silent death. */
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    if (stop_requested) {
-        file_write_remove_temporaries(); /* async-signal-safe (unlink), as are write and _exit */
-        _exit(EXIT_INTERRUPTED);
-    }
-    stop_requested = 1;
-    static const char msg[] = "\ngmm-train: interrupted: stopping after the current EM iteration "
-                              "and writing the model, or at once without one during the "
-                              "initialisation (interrupt again to quit at once, writing "
-                              "nothing)\n";
-    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
-    (void)ignored;
-}
-
-static int stop_was_requested(void *user)
-{
-    (void)user;
-    return stop_requested != 0;
-}
-
-/* SIGINT, SIGTERM and SIGHUP (a closed terminal); under mpirun SIGINT only (Ctrl-C reaches every
- * rank, which stop together), since mpirun ends the other ranks of a failed one with SIGTERM. */
-static void install_stop_handlers(int with_sigterm)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the second waits for the first */
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaddset(&sa.sa_mask, SIGHUP);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, NULL);
-    if (with_sigterm) {
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-    }
-}
 
 /* What the library does not know about a model and the file records: the image shape, the
  * blur and the data path (set for the final model and for every checkpoint). */
@@ -207,15 +156,15 @@ int main(int argc, char **argv)
     gmm_train_args args;
     int parsed = gmm_train_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;
-    signal(SIGPIPE, SIG_IGN); /* a closed pipe: EPIPE, an error that leaves no file */
+    train_signals_exit_at_once(); /* nothing to save yet: an interrupt ends it, exit 130 */
     /* every output's directory there and writable, no output an input: before any work */
     if ((parsed = train_check_outputs(&args)) != 0) return parsed;
     cli_mpi mpi;
     int mpi_rc = cli_mpi_start(&argc, &argv, &mpi);
     if (mpi_rc) return mpi_rc;
     if (train_scale_wanted(&args, &mpi)) {
-        install_stop_handlers(mpi.size <= 1);
-        int scale_rc = train_scale_run(&args, &mpi, stop_was_requested);
+        train_signals_stop_gracefully(mpi.size <= 1);
+        int scale_rc = train_scale_run(&args, &mpi, train_stop_was_requested);
         cli_mpi_finish(&mpi);
         return scale_rc;
     }
@@ -390,7 +339,7 @@ int main(int argc, char **argv)
     file_labels = (model_labels){.output = output, .image_rows = ds.rows, .image_cols = ds.cols,
                                  .blur = blur, .data_path = data_path, .quiet = quiet,
                                  .space = feature_space};
-    opt.should_stop = stop_was_requested;
+    opt.should_stop = train_stop_was_requested;
     if (opt.checkpoint_every > 0) opt.on_checkpoint = write_checkpoint;
     if (opt.init == GMM_INIT_KNN && !quiet) {
         int64_t graph = gmm_knn_sample_size(&opt);
@@ -398,7 +347,7 @@ int main(int argc, char **argv)
                gmm_knn_neighbors(&opt), (long long)(ds.n_samples < graph ? ds.n_samples : graph));
         fflush(stdout);
     }
-    install_stop_handlers(1); /* before this an interrupt ends the program as usual */
+    train_signals_stop_gracefully(1); /* before this an interrupt ends the program at once */
     if (args.k_is_range) {
         st = select_k_fit(&args, X, ds.n_samples, dim, blur, projection, &opt, &k_fits, &model, &fit_scores,
                           args.json_path ? iter_log_mark_k : NULL, &iterations);
@@ -481,7 +430,7 @@ int main(int argc, char **argv)
             goto done;
         save_model_start(&saver, output, &model); /* the model is only read from here on */
     }
-    if (stop_requested) goto interrupted_after_fit;
+    if (train_stop_was_requested(NULL)) goto interrupted_after_fit;
     rc = report_training(&model, &fit_scores, ds.labels);
     if (!rc && *args.map_path && gmm_space_umap(model.space)) {
         char title[160];
@@ -504,13 +453,13 @@ int main(int argc, char **argv)
         }
         printf("cluster means written to %s\n", png);
     }
-    if (stop_requested) goto interrupted_after_fit;
+    if (train_stop_was_requested(NULL)) goto interrupted_after_fit;
     if (diag_dir) {
         rc = diagnostics_report_write(diag_dir, &model, X, pixels, ds.n_samples, &scores, &trace,
                                       gpu);
         if (rc) goto done;
     }
-    if (stop_requested) goto interrupted_after_fit;
+    if (train_stop_was_requested(NULL)) goto interrupted_after_fit;
     if (images_dir) {
         if ((rc = diagnostics_make_dir(images_dir))) goto done;
         st = images_write(images_dir, &model, pixels ? pixels : X, ds.n_samples, scores.labels,
@@ -533,7 +482,7 @@ int main(int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
-    if (stop_requested) goto interrupted_after_fit; /* during the write: the model is complete */
+    if (train_stop_was_requested(NULL)) goto interrupted_after_fit; /* during the write: the model is complete */
     printf("model written to %s\n", output);
     t_end = cli_now_seconds();
     if (!quiet)
@@ -569,7 +518,7 @@ int main(int argc, char **argv)
         if ((rc = train_json_write(args.json_path, &summary))) goto done;
         printf("summary written to %s\n", args.json_path);
     }
-    if (stop_requested) { /* at the very end: everything is written, the exit says it */
+    if (train_stop_was_requested(NULL)) { /* at the very end: everything is written, the exit says it */
         fprintf(stderr, "gmm-train: interrupted; every output was complete and is written\n");
         rc = EXIT_INTERRUPTED;
     }

@@ -351,6 +351,41 @@ START_TEST(test_interrupt_during_initialisation)
 }
 END_TEST
 
+/* SIGINT, SIGTERM or SIGHUP before the fit began (here in the UMAP space's kNN search, seconds
+ * of the digits on the CPU): nothing to save, so the program ends at once with 130 and says so;
+ * the older file stays byte for byte (before, SIGHUP and SIGTERM killed it with 129 and 143). */
+START_TEST(test_interrupt_before_fit)
+{
+    const char *dir = tu_mnist_dir();
+    if (!dir) {
+        fprintf(stderr, "test_interrupt_before_fit: skipped (no MNIST: set GMM_TEST_MNIST_DIR)\n");
+        return;
+    }
+    static const int signals[3] = {SIGINT, SIGTERM, SIGHUP};
+    const char *older = "older model bytes: not to be replaced\n";
+    FILE *f = fopen(tu_tmp_path("before.bin"), "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(older, f);
+    ck_assert_int_eq(fclose(f), 0);
+    child c;
+    child_start(&c, dir, "--space umap --device cpu --map '' --png '' -o before.bin");
+    child_wait_for(&c, "umap space: neighbours");
+    kill(c.pid, signals[_i]);
+    int status = child_wait_exit(&c);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "signal %d: status %d:\n%s",
+                  signals[_i], status, c.out);
+    ck_assert_msg(strstr(c.out, "interrupted before the fit began; no model written"), "%s", c.out);
+    char back[256] = "";
+    f = fopen(tu_tmp_path("before.bin"), "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(back, 1, sizeof back - 1, f);
+    fclose(f);
+    back[n] = '\0';
+    ck_assert_str_eq(back, older);
+    ck_assert_int_eq(temp_files_left("before.bin"), 0);
+}
+END_TEST
+
 /* Bytes of a file in the temp directory (*len), or NULL when it cannot be read. */
 static unsigned char *slurp(const char *name, size_t *len)
 {
@@ -517,6 +552,7 @@ static Suite *interrupt_suite(void)
     tcase_add_test(tc, test_second_interrupt_exits_at_once);
     tcase_add_test(tc, test_checkpoint_survives_kill);
     tcase_add_loop_test(tc, test_interrupt_during_initialisation, 0, 2);
+    tcase_add_loop_test(tc, test_interrupt_before_fit, 0, 3);
     tcase_add_test(tc, test_second_interrupt_keeps_old_model);
     tcase_add_test(tc, test_interrupt_during_final_write_exits_130);
     tcase_add_test(tc, test_sigpipe);
