@@ -6,24 +6,25 @@
 
 #include "data/file_write.h"
 
-int json_open(json_writer *w, const char *path)
+gmm_status json_open(json_writer *w, const char *path)
 {
     *w = (json_writer){0};
     gmm_status st = GMM_OK;
     w->file = file_write_open(path, &st); /* renamed into place by json_close when complete */
-    if (!w->file) errno = errno ? errno : EIO;
-    return w->file ? 0 : -1;
+    return w->file ? GMM_OK : st;
 }
 
-int json_close(json_writer *w)
+gmm_status json_close(json_writer *w)
 {
-    if (!w->file) return -1;
-    int bad = w->failed || w->depth != 0;
-    if (!bad) fputc('\n', w->file);
-    if (bad) file_write_abort(w->file); /* nothing left under the name, or the old file */
-    else bad = file_write_close(w->file) != GMM_OK;
+    if (!w->file) return gmm_error(GMM_ERR_ARG, "JSON writer: not open");
+    FILE *f = w->file;
     w->file = NULL;
-    return bad ? -1 : 0;
+    if (w->failed || w->depth != 0) {
+        file_write_abort(f); /* nothing left under the name, or the old file */
+        return gmm_error(GMM_ERR_ARG, "JSON writer: nesting misused (%d levels open)", w->depth);
+    }
+    fputc('\n', f);
+    return file_write_close(f);
 }
 
 /* The length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes there are not

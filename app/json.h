@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "kernels/gmm_status.h"
+
 #define JSON_MAX_DEPTH 16
 
 typedef struct {
@@ -15,10 +17,12 @@ typedef struct {
     int failed;                    /* nesting misused or too deep */
 } json_writer;
 
-/* Opens path for writing (the caller reports a failure, errno set). Returns 0 or -1. */
-int json_open(json_writer *w, const char *path);
-/* Closes the file; -1 when a write failed or the nesting was not closed properly. */
-int json_close(json_writer *w);
+/* Opens path for writing (data/file_write.h: a temporary file beside it, renamed into place by
+ * json_close). GMM_OK, or the error naming the path and why. */
+gmm_status json_open(json_writer *w, const char *path);
+/* Closes the file and renames it into place; an error (the old file kept, nothing partial left)
+ * when a write failed or the nesting was not closed properly. */
+gmm_status json_close(json_writer *w);
 
 /* key is the member name inside an object, NULL inside an array (and for the outermost). */
 void json_begin_object(json_writer *w, const char *key);

@@ -182,7 +182,8 @@ static void write_train_options(json_writer *w, const train_summary *s)
 int train_json_write(const char *path, const train_summary *s)
 {
     json_writer w;
-    if (json_open(&w, path) != 0) return cli_error("--json: cannot write %s: %s", path, strerror(errno));
+    gmm_status st = json_open(&w, path);
+    if (st != GMM_OK) return cli_fail(st);
     const gmm_model *m = s->model;
     int64_t n = s->scores->n_samples;
     json_begin_object(&w, NULL);
@@ -242,7 +243,7 @@ int train_json_write(const char *path, const train_summary *s)
     json_number(&w, "total_seconds", s->seconds_total);
     json_end_object(&w);
     json_end_object(&w);
-    if (json_close(&w) != 0 && !rc) rc = cli_error("--json: error writing %s", path);
+    if ((st = json_close(&w)) != GMM_OK && !rc) rc = cli_fail(st);
     return rc;
 }
 
@@ -250,7 +251,8 @@ int predict_json_write(const char *path, const char *model_path, const gmm_model
                        const dataset *ds, double mean, const int *assignments)
 {
     json_writer w;
-    if (json_open(&w, path) != 0) return cli_error("--json: cannot write %s: %s", path, strerror(errno));
+    gmm_status st = json_open(&w, path);
+    if (st != GMM_OK) return cli_fail(st);
     json_begin_object(&w, NULL);
     json_string(&w, "program", "gmm-predict");
     json_string(&w, "model", model_path);
@@ -262,6 +264,6 @@ int predict_json_write(const char *path, const char *model_path, const gmm_model
     write_scores(&w, model, mean, ds->n_samples);
     int rc = write_clustering(&w, assignments, model->n_components, ds->labels, ds->n_samples);
     json_end_object(&w);
-    if (json_close(&w) != 0 && !rc) rc = cli_error("--json: error writing %s", path);
+    if ((st = json_close(&w)) != GMM_OK && !rc) rc = cli_fail(st);
     return rc;
 }

@@ -343,9 +343,7 @@ START_TEST(test_full_disk)
     } cases[] = {
         {"full.bin", ".", "full.bin", "--png '' -o full.bin", 2, "File too large"},
         {"full.png", ".", "full.png", "-o %s --png full.png", 2, "File too large"},
-        /* app/summary_json.c's own message and exit code */
-        {"full.json", ".", "full.json", "-o %s --png '' --json full.json", 1,
-         "error writing full.json"},
+        {"full.json", ".", "full.json", "-o %s --png '' --json full.json", 2, "File too large"},
         {"fulldiag/mahalanobis.txt", "fulldiag", "mahalanobis.txt",
          "-o %s --png '' --diagnostics fulldiag", 2, "File too large"},
     };
