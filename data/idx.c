@@ -385,7 +385,7 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
         st = gmm_error(GMM_ERR_NOMEM,
                        "%s: header declares %" PRIu32 " items of %" PRIu32 "x%" PRIu32
                        " = %" PRIu64 " bytes of data, more than the %" PRIu64
-                       " bytes of memory this machine has (physical memory or process limit)",
+                       " bytes this process may have (physical memory, ulimit -v/-d, cgroup limit)",
                        path, count, rows, cols, data_bytes, budget);
         goto fail;
     }

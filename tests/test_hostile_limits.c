@@ -239,6 +239,73 @@ END_TEST
 
 /* ---- the memory budget: cgroup limits -------------------------------------------------------- */
 
+/* A memory cgroup of its own, limited to limit_bytes, for the test's child (v1's memory
+ * controller, or v2's where the root delegates it): its directory in dir, or 0 where this
+ * machine does not let the test make one (not root, no writable controller). */
+static int make_memory_cgroup(char *dir, size_t len, long long limit_bytes)
+{
+    static const char *const roots[2][2] = {{"/sys/fs/cgroup/memory", "memory.limit_in_bytes"},
+                                            {"/sys/fs/cgroup", "memory.max"}};
+    for (int v = 0; v < 2; v++) {
+        snprintf(dir, len, "%s/gmm-test-%d", roots[v][0], (int)getpid());
+        if (mkdir(dir, 0755) != 0) continue;
+        char file[1200];
+        snprintf(file, sizeof file, "%s/%s", dir, roots[v][1]);
+        FILE *f = fopen(file, "w");
+        int ok = f && fprintf(f, "%lld\n", limit_bytes) > 0;
+        if (f) ok = fclose(f) == 0 && ok;
+        if (ok) return 1;
+        rmdir(dir);
+    }
+    return 0;
+}
+
+/* A header within the IDX limits that promises more than the process's cgroup allows (400000
+ * images of 28 x 28, 314 MB, all there as gzip'd zeros; the cgroup allows 200 MB): refused for
+ * the cgroup's limit before it is inflated. Before, the memory budget saw only the machine's
+ * memory and the rlimits: the reader inflated the file and the cgroup's OOM killer ended the
+ * program (SIGKILL). */
+START_TEST(test_cgroup_sized_bomb)
+{
+    char cg[1024];
+    if (UNDER_ASAN) { /* its shadow memory and quarantine are not the program's own */
+        printf("test_cgroup_sized_bomb: skipped under AddressSanitizer\n");
+        return;
+    }
+    if (geteuid() != 0 || !make_memory_cgroup(cg, sizeof cg, 200ll << 20)) {
+        printf("test_cgroup_sized_bomb: skipped (cannot make a memory cgroup here: needs root "
+               "and a writable memory controller)\n");
+        return;
+    }
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s", tu_tmp_path("lim-cgroup"));
+    make_dirs(dir);
+    snprintf(path, sizeof path, "%s/train-images-idx3-ubyte.gz", dir);
+    gzFile gz = gzopen(path, "wb1");
+    ck_assert_ptr_nonnull(gz);
+    const unsigned char header[16] = {0, 0, 8, 3, 0, 0x06, 0x1a, 0x80, 0, 0, 0, 28, 0, 0, 0, 28};
+    ck_assert_int_eq(gzwrite(gz, header, sizeof header), (int)sizeof header);
+    unsigned char *zeros = calloc(1, 1 << 20);
+    ck_assert_ptr_nonnull(zeros);
+    for (long long left = 400000ll * 784; left > 0; left -= 1 << 20) {
+        const int n = left < (1 << 20) ? (int)left : 1 << 20;
+        ck_assert_int_eq(gzwrite(gz, zeros, (unsigned)n), n);
+    }
+    free(zeros);
+    ck_assert_int_eq(gzclose(gz), Z_OK);
+    char *out = NULL;
+    int rc = tu_sh(&out, "echo $$ > '%s/cgroup.procs' && OMP_NUM_THREADS=2 timeout -s KILL 60 "
+                         "$B/gmm-train lim-cgroup --device cpu -k 2 -o lim-cgroup.bin",
+                   cg);
+    rmdir(cg); /* empty again once the child has gone */
+    ck_assert_msg(rc == 2 && strstr(out, "error: ") &&
+                      strstr(out, "313600000 bytes of data, more than the"),
+                  "rc %d: %s", rc, out);
+    ck_assert_msg(strstr(out, "cgroup"), "the message does not name the cgroup: %s", out);
+    free(out);
+}
+END_TEST
+
 START_TEST(test_cgroup_limits_from_a_fake_tree)
 {
     char root[1024], p[1200];
@@ -477,6 +544,7 @@ int main(void)
     tcase_add_test(tc, test_model_header_promising_more_than_the_file);
     tcase_add_test(tc, test_gzip_bomb_refused_before_inflating);
     tcase_add_test(tc, test_cgroup_limits_from_a_fake_tree);
+    tcase_add_test(tc, test_cgroup_sized_bomb);
     tcase_add_test(tc, test_idx_writer_refuses_oversized_files);
     tcase_add_test(tc, test_pca_under_ulimit_is_an_error_not_a_spin);
     tcase_add_test(tc, test_truncated_mapped_file_is_an_error);
