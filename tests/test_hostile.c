@@ -395,7 +395,8 @@ START_TEST(test_memory_claim_fails_at_once)
         struct rlimit rl = {.rlim_cur = (rlim_t)(vm + (1ll << 30)), .rlim_max = RLIM_INFINITY};
         if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(10);
         char want[64];
-        snprintf(want, sizeof want, "%llu bytes of memory", (unsigned long long)rl.rlim_cur);
+        snprintf(want, sizeof want, "%llu bytes this process may have",
+                 (unsigned long long)rl.rlim_cur);
         int bad = 0;
         idx_array a = {0};
         const char *paths[2] = {pz, pr};
