@@ -63,7 +63,10 @@ static void usage(FILE *out)
 static void on_stop_signal(int sig)
 {
     (void)sig;
-    file_write_remove_temporaries(); /* async-signal-safe, as is _exit */
+    file_write_remove_temporaries(); /* async-signal-safe, as are write and _exit */
+    static const char msg[] = "\ngmm-predict: interrupted; no output left half written\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
     _exit(130);
 }
 
