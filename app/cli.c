@@ -177,6 +177,24 @@ static void on_sigbus(int sig, siginfo_t *info, void *context)
     sigaction(sig, &dfl, NULL);
 }
 
+void cli_handle_stop_signals(void (*handler)(int), int with_sigterm)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the second waits for the first */
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    if (with_sigterm) {
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
+    signal(SIGPIPE, SIG_IGN);
+}
+
 void cli_install_sigbus_handler(void)
 {
     struct sigaction sa;

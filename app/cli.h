@@ -109,4 +109,10 @@ void cli_fit_blas_to_address_limit(char **argv);
  * outside the mapping gets the default action. */
 void cli_install_sigbus_handler(void);
 
+/* The programs' stop signals: handler for SIGINT and, with with_sigterm, SIGTERM and SIGHUP (a
+ * closed terminal), each blocking the others while it runs, system calls restarted after it;
+ * SIGPIPE ignored, so that a write to a closed pipe is an error (EPIPE) that leaves no file
+ * rather than a silent death. */
+void cli_handle_stop_signals(void (*handler)(int), int with_sigterm);
+
 #endif

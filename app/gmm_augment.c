@@ -168,13 +168,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gmm-augment: %d originals of %d x %d from %s; writing %lld images to %s\n",
                 ds.n_samples, ds.rows, ds.cols, ds.images_path, count, out_dir);
 
-    struct sigaction sa = {0};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cli_handle_stop_signals(on_stop_signal, 1);
 
     const int64_t piece = batch < count ? batch : count;
     uint8_t *pixels[2] = {malloc((size_t)piece * dim), malloc((size_t)piece * dim)};

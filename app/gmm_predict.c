@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,18 +67,6 @@ static void on_stop_signal(int sig)
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
     _exit(130);
-}
-
-static void install_signal_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigfillset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
 }
 
 /* The test split beside the training data the model remembers. */
@@ -332,7 +319,7 @@ int main(int argc, char **argv)
     gmm_predict_args args;
     int parsed = gmm_predict_parse_args(argc, argv, &args);
     if (parsed >= 0) return parsed;
-    install_signal_handlers();
+    cli_handle_stop_signals(on_stop_signal, 1);
     if ((parsed = predict_check_outputs(&args, args.data_path)) != 0) return parsed;
     const char *out_csv = args.out_csv, *diag_dir = args.diag_dir, *images_dir = args.images_dir;
     int proba = args.proba;

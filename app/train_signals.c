@@ -2,9 +2,9 @@
 #include "app/train_signals.h"
 
 #include <signal.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "app/cli.h"
 #include "app/gmm_train_args.h"
 #include "data/file_write.h"
 
@@ -40,32 +40,14 @@ static void on_stop_signal(int sig)
     say(msg, sizeof msg - 1);
 }
 
-static void install(void (*handler)(int), int with_sigterm)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = handler;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the second waits for the first */
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaddset(&sa.sa_mask, SIGHUP);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, NULL);
-    if (with_sigterm) {
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-    }
-}
-
 void train_signals_exit_at_once(void)
 {
-    signal(SIGPIPE, SIG_IGN);
-    install(on_signal_before_fit, 1);
+    cli_handle_stop_signals(on_signal_before_fit, 1);
 }
 
 void train_signals_stop_gracefully(int with_sigterm)
 {
-    install(on_stop_signal, with_sigterm);
+    cli_handle_stop_signals(on_stop_signal, with_sigterm);
 }
 
 int train_stop_was_requested(void *user)

@@ -357,16 +357,6 @@ END_TEST
 
 /* ---- 6. a header promising more than the machine's memory --------------------------------- */
 
-static long long vm_size_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmSize: %lld kB", &kb) == 1) break;
-    if (f) fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
-}
 
 START_TEST(test_memory_claim_fails_at_once)
 {
@@ -384,7 +374,7 @@ START_TEST(test_memory_claim_fails_at_once)
     write_bytes(pz, gz, gz_len, "wb");
     write_bytes(pr, hdr, sizeof hdr, "wb");
     free(gz);
-    long long vm = vm_size_bytes();
+    long long vm = tu_vm_size_bytes();
     if (vm < 0 || vm + (1ll << 30) >= (1ll << 33)) return;
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);

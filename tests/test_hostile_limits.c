@@ -1,4 +1,4 @@
-/* Check suite for issue 30's sizes and limits: a header is checked before the file behind it is
+/* Check suite for sizes and limits: a header is checked before the file behind it is
  * read or inflated (a sparse 6 GB non-model, a model whose header promises more than its file, a
  * .gz IDX bomb), the memory budget's cgroup limits read from a fake cgroup tree, the IDX writer
  * refusing a file larger than the reader accepts, a memory limit that ends --pca in "out of
@@ -79,16 +79,6 @@ static int run_child(int (*fn)(const void *), const void *arg, unsigned seconds,
     return status;
 }
 
-static long long vm_size_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmSize: %lld kB", &kb) == 1) break;
-    if (f) fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
-}
 
 /* ---- headers first: model files -------------------------------------------------------------- */
 
@@ -128,7 +118,7 @@ START_TEST(test_sparse_non_model_fails_at_once)
     close(fd);
     load_case c = {path, GMM_ERR_FORMAT, "wrong magic"};
     long rss = 0;
-    long long vm = vm_size_bytes();
+    long long vm = tu_vm_size_bytes();
     /* the child may have its current size and 256 MiB more (no limit under ASan: its shadow
      * memory needs the address space; the peak resident memory still tells) */
     int status = run_child(load_fails_as_expected, &c, 30,
@@ -169,7 +159,7 @@ START_TEST(test_model_header_promising_more_than_the_file)
     close(fd);
     load_case c = {path, GMM_ERR_FORMAT, "cannot hold a model with n_components=1000000"};
     long rss = 0;
-    long long vm = vm_size_bytes();
+    long long vm = tu_vm_size_bytes();
     int status = run_child(load_fails_as_expected, &c, 30,
                            UNDER_ASAN || vm < 0 ? 0 : vm + (256ll << 20), &rss);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,

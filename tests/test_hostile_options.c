@@ -1,4 +1,4 @@
-/* Check suite for issue 30's option and message findings: numeric options bounded to what the
+/* Check suite for the option and message findings: numeric options bounded to what the
  * model file holds (--reg-covar 1e101 fitted and wrote a model no loader takes), integer options
  * that say their real range, gmm-augment's -n bounded by the IDX reader's limits, the image
  * shape (not only the pixel count) checked against a model, --json written from the final scores

@@ -1,4 +1,4 @@
-/* Check suite for the writing side of issue 30, each finding as a test run through the real
+/* Check suite for the writing side of bad input, each finding as a test run through the real
  * programs: two runs writing one model file, a symbolic link planted at the old fixed temporary
  * name or standing at the target, a device node as the output, the mode of a replaced model,
  * an output naming an input or another output, a missing output directory (refused before the

@@ -308,7 +308,31 @@ START_TEST(test_checkpoint_survives_kill)
 }
 END_TEST
 
-/* ---- issue 30: the stop request inside the initialisations ------------------------------ */
+/* ---- the stop request inside the initialisations and before the fit ------------------ */
+
+/* An older "model" under name, to be left as it is by a run that writes no model. */
+static const char older_model_text[] = "older model bytes: not to be replaced\n";
+
+static void put_older_model(const char *name)
+{
+    FILE *f = fopen(tu_tmp_path(name), "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(older_model_text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* name still holds the older model's bytes, and no temporary file of it is left. */
+static void assert_older_model_kept(const char *name)
+{
+    char back[256] = "";
+    FILE *f = fopen(tu_tmp_path(name), "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(back, 1, sizeof back - 1, f);
+    fclose(f);
+    back[n] = '\0';
+    ck_assert_str_eq(back, older_model_text);
+    ck_assert_int_eq(temp_files_left(name), 0);
+}
 
 /* SIGINT shortly after the fit starts, while the initialisation runs (the kNN search of --init
  * knn, or k-means++ and Lloyd's iterations of k-means with K = 40, on the digits: seconds on
@@ -323,11 +347,7 @@ START_TEST(test_interrupt_during_initialisation)
                         "GMM_TEST_MNIST_DIR)\n");
         return;
     }
-    const char *older = "older model bytes: not to be replaced\n";
-    FILE *f = fopen(tu_tmp_path("older.bin"), "wb");
-    ck_assert_ptr_nonnull(f);
-    fputs(older, f);
-    ck_assert_int_eq(fclose(f), 0);
+    put_older_model("older.bin");
     child c;
     child_start(&c, dir, _i == 0 ? "--init knn --device cpu --seed 1 --png '' -o older.bin"
                                  : "-k 40 --device cpu --seed 1 --png '' -o older.bin");
@@ -340,14 +360,7 @@ START_TEST(test_interrupt_during_initialisation)
     ck_assert_msg(strstr(c.out, "interrupted during initialisation; no model written"), "%s",
                   c.out);
     ck_assert_msg(!strstr(c.out, "iter    1 "), "an EM iteration ran:\n%s", c.out);
-    char back[256] = "";
-    f = fopen(tu_tmp_path("older.bin"), "rb");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(back, 1, sizeof back - 1, f);
-    fclose(f);
-    back[n] = '\0';
-    ck_assert_str_eq(back, older);
-    ck_assert_int_eq(temp_files_left("older.bin"), 0);
+    assert_older_model_kept("older.bin");
 }
 END_TEST
 
@@ -362,11 +375,7 @@ START_TEST(test_interrupt_before_fit)
         return;
     }
     static const int signals[3] = {SIGINT, SIGTERM, SIGHUP};
-    const char *older = "older model bytes: not to be replaced\n";
-    FILE *f = fopen(tu_tmp_path("before.bin"), "wb");
-    ck_assert_ptr_nonnull(f);
-    fputs(older, f);
-    ck_assert_int_eq(fclose(f), 0);
+    put_older_model("before.bin");
     child c;
     child_start(&c, dir, "--space umap --device cpu --map '' --png '' -o before.bin");
     child_wait_for(&c, "umap space: neighbours");
@@ -375,14 +384,7 @@ START_TEST(test_interrupt_before_fit)
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "signal %d: status %d:\n%s",
                   signals[_i], status, c.out);
     ck_assert_msg(strstr(c.out, "interrupted before the fit began; no model written"), "%s", c.out);
-    char back[256] = "";
-    f = fopen(tu_tmp_path("before.bin"), "rb");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(back, 1, sizeof back - 1, f);
-    fclose(f);
-    back[n] = '\0';
-    ck_assert_str_eq(back, older);
-    ck_assert_int_eq(temp_files_left("before.bin"), 0);
+    assert_older_model_kept("before.bin");
 }
 END_TEST
 

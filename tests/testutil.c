@@ -281,3 +281,14 @@ uint8_t *tu_synthetic_bytes(int64_t N, int d, int K, uint64_t seed)
     }
     return X;
 }
+
+long long tu_vm_size_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %lld kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}

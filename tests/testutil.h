@@ -41,6 +41,10 @@ int tu_run(const char *command, char **output);
 int tu_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Runs the command as tu_sh and checks that it failed cleanly: a non-zero exit (not a signal),
  * an "error: " line, needle in the output, and no sanitizer report. */
+/* This process's address space now (VmSize of /proc/self/status, bytes), or -1 when unknown:
+ * the base of a child's address-space limit in the limit tests. */
+long long tu_vm_size_bytes(void);
+
 void tu_expect_error(const char *needle, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A directory tu_tmp_path(name) with train-* and t10k-* splits of n_images side x side images,
