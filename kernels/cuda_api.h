@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "kernels/bayes_covariance.h"
 #include "kernels/compact.h"
 #include "kernels/conv2d.h"
 #include "kernels/convert.h"
@@ -49,6 +50,7 @@
     X(wcov_cublas) X(matvec_f32_cuda) X(matvec_f32_cublas) X(matvec_f64_cublas)                   \
     /* the E-step's rows and the reductions */                                                     \
     X(estep_rows_cuda) X(estep_rows_f32_cuda) X(reduce_sum_cuda) X(reduce_cols_cuda)              \
+    X(reduce_resp_entropy_cuda) X(bayes_covariance_cuda)                                           \
     /* the k-means steps */                                                                        \
     X(kmeans_to_double_cuda) X(kmeans_column_sums_cuda) X(kmeans_row_norms_cuda)                  \
     X(kmeans_sq_norms_cuda) X(kmeans_assign_cuda) X(kmeans_sums_cuda) X(kmeans_assign_rows_cuda)  \

@@ -277,6 +277,20 @@ gmm_status reduce_sum_cuda(const double *d_x, size_t n, double scale, double *d_
     FORWARD(reduce_sum_cuda, d_x, n, scale, d_partial, d_out, stream);
 }
 
+gmm_status reduce_resp_entropy_cuda(const double *d_log_resp, size_t n, double *d_partial,
+                                    double *d_out, void *stream)
+{
+    FORWARD(reduce_resp_entropy_cuda, d_log_resp, n, d_partial, d_out, stream);
+}
+
+gmm_status bayes_covariance_cuda(bayes_cov_layout layout, int n_components, int dim,
+                                 const double *d_prior, const double *d_coef,
+                                 const double *d_diff, double *d_cov, void *stream)
+{
+    FORWARD(bayes_covariance_cuda, layout, n_components, dim, d_prior, d_coef, d_diff, d_cov,
+            stream);
+}
+
 gmm_status reduce_cols_cuda(const double *d_x, size_t n_rows, int n_cols, double *d_out,
                             void *stream)
 {

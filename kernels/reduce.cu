@@ -55,3 +55,37 @@ extern "C" gmm_status reduce_cols_cuda(const double *d_x, size_t n_rows, int n_c
 fail:
     return status;
 }
+
+/* partial[b] = the grid-strided sum of exp(lr) lr over block b's indices (0 where exp(lr) = 0). */
+static __global__ void entropy_stage1_kernel(const double *__restrict__ lr, int64_t n,
+                                             double *partial)
+{
+    __shared__ double sh[REDUCE_THREADS];
+    double s = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double r = exp(lr[i]);
+        if (r > 0) s += r * lr[i];
+    }
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+extern "C" gmm_status reduce_resp_entropy_cuda(const double *d_log_resp, size_t n,
+                                               double *d_partial, double *d_out, void *stream)
+{
+    gmm_status status = GMM_OK;
+    cudaStream_t s = (cudaStream_t)stream;
+    if ((!d_log_resp && n > 0) || !d_partial || !d_out)
+        return gmm_error(GMM_ERR_ARG, "reduce_resp_entropy_cuda: bad arguments");
+    {
+        const int blocks = reduce_stage1_blocks((int64_t)n);
+        entropy_stage1_kernel<<<blocks, REDUCE_THREADS, 0, s>>>(d_log_resp, (int64_t)n,
+                                                                 d_partial);
+        GMM_LAUNCH_CHECK("entropy_stage1_kernel");
+        reduce_stage2_kernel<<<1, REDUCE_THREADS, 0, s>>>(d_partial, blocks, -1.0, d_out);
+        GMM_LAUNCH_CHECK("reduce_stage2_kernel");
+    }
+fail:
+    return status;
+}

@@ -9,6 +9,9 @@
  *                     kernels/reduce.cuh), then one block sums the partials the same way and
  *                     scales; the order depends only on n, so a run repeats to the bit;
  *   reduce_cols_cuda  one block of 256 threads per column, row-strided sums, a fixed tree.
+ *   reduce_resp_entropy_cpu / _cuda  -sum r log r over log responsibilities (the entropy of a
+ *                     variational fit's lower bound), the terms with r = 0 counted as 0; the
+ *                     same orders as reduce_sum_cpu / reduce_sum_cuda.
  * The GPU sums run in another order than the CPU's, so the two agree to rounding, not to the bit.
  * GPU versions take device pointers (d_*) and an optional cudaStream_t as void * (NULL: the
  * default stream); they return once the work is queued. */
@@ -32,6 +35,12 @@ gmm_status reduce_sum_cpu(const double *x, size_t n, double scale, double *out);
  * REDUCE_SUM_MAX_PARTIALS doubles. */
 gmm_status reduce_sum_cuda(const double *d_x, size_t n, double scale, double *d_partial,
                            double *d_out, void *stream);
+
+/* *out = -sum_{i < n} exp(lr[i]) lr[i] (lr: log responsibilities; exp(lr) = 0 gives 0);
+ * reduce_resp_entropy_cuda takes d_partial as reduce_sum_cuda. */
+gmm_status reduce_resp_entropy_cpu(const double *log_resp, size_t n, double *out);
+gmm_status reduce_resp_entropy_cuda(const double *d_log_resp, size_t n, double *d_partial,
+                                    double *d_out, void *stream);
 
 /* out[j] = sum_{i < n_rows} x[i * n_cols + j] for j < n_cols. */
 gmm_status reduce_cols_cpu(const double *x, size_t n_rows, int n_cols, double *out);

@@ -12,6 +12,7 @@
 /* ---- names ------------------------------------------------------------------------------ */
 
 static const char *const cov_type_names[] = {"full", "tied", "diag", "spherical"};
+static const char *const weight_prior_names[] = {"dirichlet_process", "dirichlet_distribution"};
 static const char *const init_names[] = {"kmeans", "k-means++", "random", "random_from_data",
                                           "knn", "spectral"};
 
@@ -37,6 +38,25 @@ const char *gmm_cov_type_name(gmm_cov_type type)
 {
     if ((int)type < 0 || (int)type >= N_NAMES(cov_type_names)) return "unknown";
     return cov_type_names[type];
+}
+
+int gmm_weight_prior_parse(const char *name, gmm_weight_prior_type *out)
+{
+    int i = parse_name(name, weight_prior_names, N_NAMES(weight_prior_names));
+    if (i < 0 && name) { /* the command line's spelling */
+        if (strcmp(name, "dirichlet-process") == 0) i = GMM_WEIGHT_PRIOR_DIRICHLET_PROCESS;
+        else if (strcmp(name, "dirichlet-distribution") == 0)
+            i = GMM_WEIGHT_PRIOR_DIRICHLET_DISTRIBUTION;
+    }
+    if (i < 0) return -1;
+    if (out) *out = (gmm_weight_prior_type)i;
+    return 0;
+}
+
+const char *gmm_weight_prior_name(gmm_weight_prior_type type)
+{
+    if ((int)type < 0 || (int)type >= N_NAMES(weight_prior_names)) return "unknown";
+    return weight_prior_names[type];
 }
 
 int gmm_init_parse(const char *name, gmm_init_method *out)
@@ -131,6 +151,66 @@ void gmm_model_free(gmm_model *model)
     model->space = NULL;
     free(model->matched_label);
     model->matched_label = NULL;
+    gmm_bayes_free(model->bayes);
+    model->bayes = NULL;
+}
+
+/* ---- the variational part --------------------------------------------------------------- */
+
+size_t gmm_bayes_prior_cov_size(gmm_cov_type type, int dim)
+{
+    return gmm_cov_size(type, 1, dim);
+}
+
+gmm_status gmm_bayes_alloc(gmm_bayes **out, gmm_cov_type type, int n_components, int dim)
+{
+    *out = NULL;
+    gmm_bayes *b = calloc(1, sizeof *b);
+    if (!b) return gmm_error(GMM_ERR_NOMEM, "out of memory for the variational parameters");
+    size_t K = (size_t)n_components;
+    b->mean_prior = calloc((size_t)dim, sizeof(double));
+    b->covariance_prior = calloc(gmm_bayes_prior_cov_size(type, dim), sizeof(double));
+    b->weight_concentration = calloc(2 * K, sizeof(double));
+    b->mean_precision = calloc(K, sizeof(double));
+    b->degrees_of_freedom = calloc(K, sizeof(double));
+    b->log_weight_terms = calloc(K, sizeof(double));
+    if (!b->mean_prior || !b->covariance_prior || !b->weight_concentration ||
+        !b->mean_precision || !b->degrees_of_freedom || !b->log_weight_terms) {
+        gmm_bayes_free(b);
+        return gmm_error(GMM_ERR_NOMEM, "out of memory for the variational parameters");
+    }
+    *out = b;
+    return GMM_OK;
+}
+
+void gmm_bayes_free(gmm_bayes *b)
+{
+    if (!b) return;
+    free(b->mean_prior);
+    free(b->covariance_prior);
+    free(b->weight_concentration);
+    free(b->mean_precision);
+    free(b->degrees_of_freedom);
+    free(b->log_weight_terms);
+    free(b);
+}
+
+void gmm_bayes_copy_into(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type,
+                         int n_components, int dim)
+{
+    if (dst == src) return;
+    size_t K = (size_t)n_components;
+    dst->weight_prior_type = src->weight_prior_type;
+    dst->weight_concentration_prior = src->weight_concentration_prior;
+    dst->mean_precision_prior = src->mean_precision_prior;
+    dst->degrees_of_freedom_prior = src->degrees_of_freedom_prior;
+    memcpy(dst->mean_prior, src->mean_prior, sizeof(double) * (size_t)dim);
+    memcpy(dst->covariance_prior, src->covariance_prior,
+           sizeof(double) * gmm_bayes_prior_cov_size(type, dim));
+    memcpy(dst->weight_concentration, src->weight_concentration, sizeof(double) * 2 * K);
+    memcpy(dst->mean_precision, src->mean_precision, sizeof(double) * K);
+    memcpy(dst->degrees_of_freedom, src->degrees_of_freedom, sizeof(double) * K);
+    memcpy(dst->log_weight_terms, src->log_weight_terms, sizeof(double) * K);
 }
 
 int gmm_model_input_dim(const gmm_model *model)
@@ -156,6 +236,16 @@ gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src)
     tmp.precisions_cholesky = prec;
     tmp.space = NULL;
     tmp.matched_label = NULL;
+    tmp.bayes = NULL;
+    if (src->bayes) {
+        if ((st = gmm_bayes_alloc(&tmp.bayes, src->covariance_type, src->n_components,
+                                  src->dim)) != GMM_OK) {
+            gmm_model_free(&tmp);
+            return st;
+        }
+        gmm_bayes_copy_into(tmp.bayes, src->bayes, src->covariance_type, src->n_components,
+                            src->dim);
+    }
     if ((st = gmm_feature_space_copy(src->space, &tmp.space)) != GMM_OK) {
         gmm_model_free(&tmp);
         return st;

@@ -31,7 +31,38 @@ typedef enum {
                                   embedding of the kNN graph (models/fit/spectral_init.h) */
 } gmm_init_method;
 
+/* The prior on the mixture weights of a variational (Bayesian) fit, scikit-learn's
+ * weight_concentration_prior_type: a stick-breaking Dirichlet process (it switches surplus
+ * components off) or a Dirichlet distribution. */
+typedef enum {
+    GMM_WEIGHT_PRIOR_DIRICHLET_PROCESS = 0,
+    GMM_WEIGHT_PRIOR_DIRICHLET_DISTRIBUTION = 1,
+} gmm_weight_prior_type;
+
+/* A variational Gaussian mixture's priors and posterior (scikit-learn's BayesianGaussianMixture;
+ * models/bayes.h computes them). The model's means, covariances and precisions_cholesky are the
+ * posterior's (scikit-learn's means_, covariances_, precisions_cholesky_) and its weights the
+ * expected weights. Sizes: K = n_components, d = dim, C = d x d (full, tied), d (diag), 1
+ * (spherical). */
+typedef struct {
+    gmm_weight_prior_type weight_prior_type;
+    double weight_concentration_prior; /* gamma_0 */
+    double mean_precision_prior;       /* beta_0 */
+    double degrees_of_freedom_prior;   /* nu_0 (> d - 1) */
+    double *mean_prior;                /* d: m_0 */
+    double *covariance_prior;          /* C: Psi_0 */
+    double *weight_concentration;      /* Dirichlet process: 2K (the K alphas, then the K betas
+                                          of the sticks); Dirichlet distribution: K */
+    double *mean_precision;            /* K: beta_k */
+    double *degrees_of_freedom;        /* K: nu_k (tied: K equal values) */
+    double *log_weight_terms;          /* K: what the E-step adds to log N(x | mu_k, U_k):
+                                          E[log pi_k] + (log Lambda_k - d / beta_k - d log nu_k)
+                                          / 2 */
+} gmm_bayes;
+
 /* Returns 0 and sets *out when name is known, -1 otherwise. */
+int gmm_weight_prior_parse(const char *name, gmm_weight_prior_type *out);
+const char *gmm_weight_prior_name(gmm_weight_prior_type type);
 int gmm_cov_type_parse(const char *name, gmm_cov_type *out);
 const char *gmm_cov_type_name(gmm_cov_type type);
 int gmm_init_parse(const char *name, gmm_init_method *out);
@@ -72,6 +103,9 @@ typedef struct {
                                     and dim == gmm_feature_space_dim(space) */
     int *matched_label;          /* NULL, or n_components entries: the training label matched to
                                     each component (best one-to-one matching; -1: none), owned */
+    gmm_bayes *bayes;            /* NULL: a maximum-likelihood mixture; else the priors and the
+                                    posterior of a variational one, owned (freed and copied with
+                                    the model) */
 } gmm_model;
 
 /* The dimension of the images the model takes: its feature space's input_dim,
@@ -86,6 +120,15 @@ gmm_status gmm_model_copy(gmm_model *dst, const gmm_model *src);
 /* Computes precisions_cholesky from covariances (Cholesky with LAPACKE, then a triangular
  * solve). On failure returns GMM_ERR_CHOLESKY naming the component. */
 gmm_status gmm_model_compute_precisions(gmm_model *model);
+
+/* A new gmm_bayes for K components of dimension dim: every array allocated and zeroed. */
+gmm_status gmm_bayes_alloc(gmm_bayes **out, gmm_cov_type type, int n_components, int dim);
+void gmm_bayes_free(gmm_bayes *bayes); /* accepts NULL */
+/* Copies src's values into dst (both allocated for the same type, K and dim). */
+void gmm_bayes_copy_into(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type,
+                         int n_components, int dim);
+/* Number of doubles of covariance_prior: d x d (full, tied), d (diag), 1 (spherical). */
+size_t gmm_bayes_prior_cov_size(gmm_cov_type type, int dim);
 
 /* Number of free parameters, as scikit-learn's _n_parameters. */
 int64_t gmm_n_parameters(const gmm_model *model);

@@ -84,6 +84,19 @@ typedef struct {
                                    through in chunks: the same fit, to rounding */
 } gmm_tuning;
 
+/* The priors of a variational fit (scikit-learn's BayesianGaussianMixture and its parameter
+ * names); what is left 0 / NULL takes scikit-learn's default (models/core/bayes_prior.h). */
+typedef struct {
+    gmm_weight_prior_type weight_prior_type;  /* dirichlet_process (default) */
+    double weight_concentration_prior;        /* 0: 1 / n_components; else > 0 */
+    double mean_precision_prior;              /* 0: 1; else > 0 */
+    double degrees_of_freedom_prior;          /* 0: dim; else > dim - 1 */
+    const double *mean_prior;                 /* NULL: the data's mean (dim values) */
+    const double *covariance_prior;           /* NULL: the data's covariance (ddof 1; diag: the
+                                                 variances, spherical: their mean); else full
+                                                 and tied dim x dim, diag dim, spherical 1 */
+} gmm_bayes_options;
+
 typedef struct gmm_comm gmm_comm; /* models/dist/comm.h */
 typedef struct gmm_options gmm_options;
 
@@ -132,6 +145,11 @@ struct gmm_options {
                                     scikit-learn's warm_start) instead of options->init; its
                                     K, d and covariance type must be the fit's (n_init is 1) */
     gmm_fitted_init_fn fitted_init; /* init=spectral: set by gmm_options_plug_fitted_init */
+    const gmm_bayes_options *bayes; /* NULL: maximum-likelihood EM (GaussianMixture); else a
+                                       variational fit with these priors
+                                       (BayesianGaussianMixture): n_components is then an upper
+                                       bound, empty components are not re-seeded and the lower
+                                       bound is scikit-learn's variational one */
     void *user;
 };
 

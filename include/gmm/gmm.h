@@ -103,6 +103,25 @@ int gmm_params_set_precisions_init(gmm_params *params, const double *precisions,
  * embedding on the same device). */
 int gmm_params_set_start(gmm_params *params, const gmm_mixture *start);
 
+/* ---- variational mixtures (scikit-learn's BayesianGaussianMixture) ----------------------
+ *   gmm_params_set_int:    bayesian (0 or 1, default 0): fit the variational posterior of a
+ *                          mixture with the priors below; n_components is then an upper bound
+ *                          (surplus components keep a weight near 0), empty components are not
+ *                          re-seeded, the lower bound is scikit-learn's variational one, and the
+ *                          *_init arrays do not apply (init_params' responsibilities start it)
+ *   gmm_params_set_string: weight_concentration_prior_type (dirichlet_process (default),
+ *                          dirichlet_distribution)
+ *   gmm_params_set_double: weight_concentration_prior (> 0; default 1 / n_components),
+ *                          mean_precision_prior (> 0; default 1), degrees_of_freedom_prior
+ *                          (> n_features - 1; default n_features)
+ * mean_prior (dim values; default the data's mean) and covariance_prior (full and tied dim x
+ * dim, diag dim, spherical 1 value; default the data's covariance with ddof 1, its diagonal, or
+ * the diagonal's mean) are copied; NULL clears. A model of a variational fit scores (predict,
+ * predict_proba, score_samples) with the posterior's expected log weights and precisions, as
+ * scikit-learn does; its weights are the expected weights. */
+int gmm_params_set_mean_prior(gmm_params *params, const double *mean, int dim);
+int gmm_params_set_covariance_prior(gmm_params *params, const double *covariance, size_t count);
+
 /* Called after every EM iteration of a fit (from the fitting thread): the initialisation's
  * index (0-based), the iteration (1-based), the lower bound and its change, the seconds the
  * iteration took. NULL clears. */
@@ -179,6 +198,20 @@ const double *gmm_mixture_covariances(const gmm_mixture *model); /* cov_size */
 const double *gmm_mixture_precisions_cholesky(const gmm_mixture *model);
 int gmm_mixture_converged(const gmm_mixture *model);
 int gmm_mixture_n_iter(const gmm_mixture *model);
+/* A variational model's posterior (NULL / NAN / 0 for a maximum-likelihood one), scikit-learn's
+ * attributes: weight_concentration_ (dirichlet_process: 2K values, the K first then the K
+ * second parameters of the sticks' Beta distributions; dirichlet_distribution: K),
+ * mean_precision_ (K), degrees_of_freedom_ (K; tied: K equal values), mean_prior_ (dim),
+ * covariance_prior_ (as gmm_params_set_covariance_prior), and the scalar priors by name
+ * (weight_concentration_prior, mean_precision_prior, degrees_of_freedom_prior). */
+int gmm_mixture_is_bayesian(const gmm_mixture *model);
+const char *gmm_mixture_weight_concentration_prior_type(const gmm_mixture *model);
+double gmm_mixture_prior(const gmm_mixture *model, const char *name);
+const double *gmm_mixture_weight_concentration(const gmm_mixture *model);
+const double *gmm_mixture_mean_precision(const gmm_mixture *model);
+const double *gmm_mixture_degrees_of_freedom(const gmm_mixture *model);
+const double *gmm_mixture_mean_prior(const gmm_mixture *model);
+const double *gmm_mixture_covariance_prior(const gmm_mixture *model);
 double gmm_mixture_lower_bound(const gmm_mixture *model);
 int64_t gmm_mixture_n_train_samples(const gmm_mixture *model);
 /* The number of free parameters (as scikit-learn's _n_parameters). */

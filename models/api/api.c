@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/api/api_bayes.h"
 #include "models/api/api_data.h"
+#include "models/api/api_mixture.h"
 #include "models/api/api_space.h"
 #include "models/api/api_start.h"
 #include "models/backend/backend.h"
@@ -33,17 +35,13 @@ _Static_assert(sizeof(int) == sizeof(int32_t), "labels are int32_t in the public
 _Static_assert(_Generic((gmm_progress_callback)0, gmm_progress_fn: 1, default: 0),
                "gmm_progress_callback is gmm_progress_fn");
 
-struct gmm_mixture {
-    gmm_model model;
-    gmm_device device; /* scoring runs here */
-};
-
 struct gmm_params {
     gmm_options options;
     gmm_api_space space;
     double *weights_init, *means_init, *precisions_init;
     size_t n_weights, n_means, n_precisions;
     const gmm_mixture *start;
+    gmm_api_bayes bayes; /* a variational fit's parameters (api_bayes.h) */
 };
 
 static _Thread_local char last_error[1200];
@@ -117,6 +115,7 @@ void gmm_params_free(gmm_params *params)
     free(params->weights_init);
     free(params->means_init);
     free(params->precisions_init);
+    gmm_api_bayes_free(&params->bayes);
     free(params);
 }
 
@@ -140,18 +139,22 @@ int gmm_params_set_int(gmm_params *params, const char *name, long long value)
     if (!strcmp(name, "n_neighbors")) return int_in_range(name, value, 2, 128, &sp->n_neighbors);
     if (!strcmp(name, "embed_dims")) return int_in_range(name, value, 1, 100, &sp->embed_dims);
     if (!strcmp(name, "n_epochs")) return int_in_range(name, value, 0, 100000, &sp->n_epochs);
+    gmm_status status;
+    if (gmm_api_bayes_set_int(&params->bayes, name, value, &status)) return finish(status);
     if (!strcmp(name, "random_state")) {
         if (value < 0) return fail_arg("random_state=%lld must be >= 0", value);
         o->seed = (uint64_t)value;
         return finish(GMM_OK);
     }
     return fail_arg("unknown integer parameter '%s' (n_components, max_iter, n_init, "
-                    "random_state, verbose, n_neighbors, embed_dims, n_epochs)", name);
+                    "random_state, verbose, n_neighbors, embed_dims, n_epochs, bayesian)", name);
 }
 
 int gmm_params_set_double(gmm_params *params, const char *name, double value)
 {
     if (!params || !name) return fail_arg("gmm_params_set_double: params or name is NULL");
+    gmm_status status;
+    if (gmm_api_bayes_set_double(&params->bayes, name, value, &status)) return finish(status);
     if (!isfinite(value) || value < 0)
         return fail_arg("%s=%g must be a finite number >= 0", name, value);
     if (!strcmp(name, "tol") && value > GMM_TOL_MAX)
@@ -164,7 +167,9 @@ int gmm_params_set_double(gmm_params *params, const char *name, double value)
     else if (!strcmp(name, "reg_covar")) params->options.reg_covar = value;
     else if (!strcmp(name, "min_dist") && value <= 1) params->space.min_dist = value;
     else if (!strcmp(name, "min_dist")) return fail_arg("min_dist=%g must be in 0..1", value);
-    else return fail_arg("unknown real parameter '%s' (tol, reg_covar, min_dist)", name);
+    else return fail_arg("unknown real parameter '%s' (tol, reg_covar, min_dist, "
+                         "weight_concentration_prior, mean_precision_prior, "
+                         "degrees_of_freedom_prior)", name);
     return finish(GMM_OK);
 }
 
@@ -182,6 +187,8 @@ int gmm_params_set_string(gmm_params *params, const char *name, const char *valu
     if (!params || !name || !value)
         return fail_arg("gmm_params_set_string: params, name or value is NULL");
     gmm_options *o = &params->options;
+    gmm_status status;
+    if (gmm_api_bayes_set_string(&params->bayes, name, value, &status)) return finish(status);
     if (!strcmp(name, "covariance_type")) {
         if (gmm_cov_type_parse(value, &o->covariance_type) != 0)
             return fail_arg("covariance_type '%s' is not one of full, tied, diag, spherical",
@@ -201,7 +208,7 @@ int gmm_params_set_string(gmm_params *params, const char *name, const char *valu
         params->space.umap = !strcmp(value, "umap");
     } else {
         return fail_arg("unknown text parameter '%s' (covariance_type, init_params, device, "
-                        "precision, space)", name);
+                        "precision, space, weight_concentration_prior_type)", name);
     }
     return finish(GMM_OK);
 }
@@ -244,6 +251,19 @@ int gmm_params_set_precisions_init(gmm_params *params, const double *precisions,
     if (!params) return fail_arg("gmm_params_set_precisions_init: params is NULL");
     return keep_copy(&params->precisions_init, &params->n_precisions, precisions,
                      precisions ? count : 0, "precisions_init");
+}
+
+int gmm_params_set_mean_prior(gmm_params *params, const double *mean, int dim)
+{
+    if (!params) return fail_arg("gmm_params_set_mean_prior: params is NULL");
+    if (mean && dim < 1) return fail_arg("mean_prior needs dim >= 1");
+    return finish(gmm_api_bayes_set_array(&params->bayes, 0, mean, mean ? (size_t)dim : 0));
+}
+
+int gmm_params_set_covariance_prior(gmm_params *params, const double *covariance, size_t count)
+{
+    if (!params) return fail_arg("gmm_params_set_covariance_prior: params is NULL");
+    return finish(gmm_api_bayes_set_array(&params->bayes, 1, covariance, covariance ? count : 0));
 }
 
 int gmm_params_set_progress(gmm_params *params, gmm_progress_callback callback, void *user)
@@ -291,6 +311,22 @@ int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, 
         goto fail;
     }
     if ((status = gmm_options_validate(&o, n_samples, dim)) != GMM_OK) goto fail;
+    gmm_bayes_options bayes_options;
+    if ((status = gmm_api_bayes_options(&params->bayes, o.covariance_type, dim, &bayes_options,
+                                        &o.bayes)) != GMM_OK)
+        goto fail;
+    if (o.bayes && !params->start &&
+        (params->weights_init || params->means_init || params->precisions_init)) {
+        status = gmm_error(GMM_ERR_ARG, "a variational fit starts from init_params' "
+                           "responsibilities: weights_init, means_init and precisions_init "
+                           "belong to the maximum-likelihood mixture");
+        goto fail;
+    }
+    if (o.bayes && params->start && !params->start->model.bayes) {
+        status = gmm_error(GMM_ERR_ARG, "a variational fit cannot continue from a "
+                           "maximum-likelihood model (warm start)");
+        goto fail;
+    }
     if (params->start) {
         o.init_model = &params->start->model;
         o.n_init = 1;

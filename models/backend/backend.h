@@ -39,6 +39,12 @@ typedef struct {
     gmm_gpu *gpu;               /* GPU backend: the resources object to run on (NULL: it makes
                                    its own); the CPU ignores it */
     gmm_comm *comm;             /* NULL: one rank; else the statistics are summed over the ranks */
+    const gmm_bayes *bayes;     /* NULL: maximum-likelihood EM; else a variational fit with these
+                                   priors (models/bayes.h; the posterior part is ignored): the
+                                   M-step adds the prior terms, the E-step uses the posterior's
+                                   log_weight_terms for the log weights and keeps the entropy of
+                                   its responsibilities, get_params fills model->bayes
+                                   (allocating it when NULL) and set_params reads it */
 } gmm_backend_config;
 
 /* What an M-step reports back: the per-component responsibility sums N_k (K scalars). */
@@ -51,6 +57,9 @@ typedef struct {
     /* NULL, or GMM_MSTEP_PHASES values that a backend able to time its parts (the GPU's, with
      * events, which costs a little) fills with milliseconds; others leave them alone. */
     double *phase_ms;
+    /* a variational fit: scikit-learn's lower bound after this M-step, from the entropy of the
+     * responsibilities it used (the last E-step's) and the new posterior */
+    double lower_bound;
 } gmm_mstep_report;
 
 typedef struct gmm_backend {

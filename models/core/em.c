@@ -12,6 +12,7 @@
 
 #include "models/backend/backend.h"
 #include "models/core/em.h"
+#include "models/core/bayes_prior.h"
 #include "models/core/init.h"
 #include "models/precisions.h"
 
@@ -176,7 +177,8 @@ static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx,
     if (status != GMM_OK) return status;
     if (!resp_in_ctx && (status = be->set_resp(ctx, resp)) != GMM_OK) return status;
     if ((status = be->m_step(ctx, o->reg_covar, report)) != GMM_OK) return status;
-    return reseed_empty(be, ctx, data, o, report->nk, scratch, 0);
+    /* a variational fit lets components empty: that is how it chooses their number */
+    return o->bayes ? GMM_OK : reseed_empty(be, ctx, data, o, report->nk, scratch, 0);
 }
 
 /* The final E-step under the model's parameters on the fit's context (set back first when a
@@ -403,8 +405,10 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
             double prev = lb;
             if ((status = be->e_step(ctx, &lb)) != GMM_OK) goto fail;
             if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
-            status = reseed_empty(be, ctx, data, o, nk, &scratch, iter);
-            if (status != GMM_OK) goto fail;
+            if (o->bayes) /* the variational bound: the E-step's entropy, the new posterior */
+                lb = report.lower_bound;
+            else if ((status = reseed_empty(be, ctx, data, o, nk, &scratch, iter)) != GMM_OK)
+                goto fail;
             change = lb - prev;
             double t1 = now_seconds();
             if (o->on_progress) o->on_progress(o->user, init, iter, lb, change, t1 - t0);
@@ -514,10 +518,15 @@ static gmm_status fit(const gmm_data_view *data, const gmm_options *o,
     gmm_backend_ctx *ctx = NULL;
     if ((status = gmm_fit_backend_select(o, &be)) != GMM_OK) return status;
     double t_phase = now_seconds();
+    gmm_bayes *prior = NULL; /* a variational fit's priors, completed from the data */
+    if (o->bayes && (status = gmm_bayes_prior_for_data(o, data, &prior)) != GMM_OK) return status;
     const gmm_backend_config cfg = {.data = *data, .n_components = o->n_components,
                                     .type = o->covariance_type, .precision = o->precision,
-                                    .tuning = &o->tuning, .gpu = o->gpu, .comm = o->comm};
-    if ((status = be->create(&ctx, &cfg)) != GMM_OK) return status;
+                                    .tuning = &o->tuning, .gpu = o->gpu, .comm = o->comm,
+                                    .bayes = prior};
+    status = be->create(&ctx, &cfg);
+    gmm_bayes_free(prior); /* the context keeps its own copy */
+    if (status != GMM_OK) return status;
     double seconds_setup = now_seconds() - t_phase;
     if (o->verbose >= 2)
         notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,

@@ -31,8 +31,12 @@ gmm_status gmm_score_samples_on(const gmm_model *model, const double *X, int64_t
     if (!be->supports(model->covariance_type, GMM_PRECISION_FP64)) be = &gmm_backend_cpu;
     if ((proba || labels) && !(log_resp = malloc(sizeof(double) * (size_t)n_samples * K))) goto nomem;
     if (!log_likelihood && !(loglik = malloc(sizeof(double) * n_samples))) goto nomem;
-    status = gmm_backend_create_f64(be, &ctx, X, n_samples, model->dim, K, model->covariance_type,
-                        GMM_PRECISION_FP64, NULL, gpu);
+    /* a variational model's E-step takes its posterior's terms (models/bayes.h) */
+    const gmm_backend_config cfg = {.data = gmm_data_view_f64(X, n_samples, model->dim),
+                                    .n_components = K, .type = model->covariance_type,
+                                    .precision = GMM_PRECISION_FP64, .gpu = gpu,
+                                    .bayes = model->bayes};
+    status = be->create(&ctx, &cfg);
     if (status != GMM_OK) goto fail;
     if ((status = be->set_params(ctx, model)) != GMM_OK) goto fail;
     double mean;

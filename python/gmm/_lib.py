@@ -95,6 +95,16 @@ _SIGNATURES = {
     "gmm_mixture_lower_bound": (_c_double, [_vp]),
     "gmm_mixture_n_train_samples": (_c_i64, [_vp]),
     "gmm_mixture_n_parameters": (_c_i64, [_vp]),
+    "gmm_params_set_mean_prior": (_c_int, [_vp, _dp, _c_int]),
+    "gmm_params_set_covariance_prior": (_c_int, [_vp, _dp, _c_size]),
+    "gmm_mixture_is_bayesian": (_c_int, [_vp]),
+    "gmm_mixture_weight_concentration_prior_type": (_cp, [_vp]),
+    "gmm_mixture_prior": (_c_double, [_vp, _cp]),
+    "gmm_mixture_weight_concentration": (_dp, [_vp]),
+    "gmm_mixture_mean_precision": (_dp, [_vp]),
+    "gmm_mixture_degrees_of_freedom": (_dp, [_vp]),
+    "gmm_mixture_mean_prior": (_dp, [_vp]),
+    "gmm_mixture_covariance_prior": (_dp, [_vp]),
     "gmm_cluster_scores": (_c_int, [_i32p, _c_int, _u8p, _c_int, _c_i64, _dp, _dp, _dp]),
 }
 

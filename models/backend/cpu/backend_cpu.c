@@ -21,6 +21,7 @@
 #include "models/backend/cpu/backend_cpu.h"
 #include "models/backend/cpu/cpu_estep.h"
 #include "models/backend/cpu/kmeans.h"
+#include "models/bayes.h"
 #include "models/precisions.h"
 
 #define CHUNK_BYTES (64u << 20)
@@ -57,6 +58,12 @@ static void free_component_buffers(gmm_backend_ctx *c)
     free(c->work);
     free(c->x_chunk);
     free(c->packed);
+    gmm_bayes_free(c->bayes);
+    free(c->bayes_diff);
+    free(c->bayes_coef);
+    free(c->log_det);
+    c->bayes = NULL;
+    c->bayes_diff = c->bayes_coef = c->log_det = NULL;
     c->x_chunk = c->packed = NULL;
     c->weights = c->means = c->covariances = c->prec_chol = c->log_const = NULL;
     c->mean_prec = c->mean_term = c->log_resp = NULL;
@@ -124,6 +131,16 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components)
         (c->type != GMM_COV_SPHERICAL && !c->prec_concat))
         return gmm_error(GMM_ERR_NOMEM, "out of memory for the CPU backend (N=%lld, d=%d, K=%d)",
                          (long long)c->n_samples, c->dim, n_components);
+    if (c->bayes_prior) {
+        gmm_status status = gmm_bayes_new_from_prior(&c->bayes, c->bayes_prior, c->type,
+                                                     n_components, c->dim);
+        if (status != GMM_OK) return status;
+        c->bayes_diff = malloc(sizeof(double) * K * d);
+        c->bayes_coef = malloc(sizeof(double) * 3 * K);
+        c->log_det = malloc(sizeof(double) * K);
+        if (!c->bayes_diff || !c->bayes_coef || !c->log_det)
+            return gmm_error(GMM_ERR_NOMEM, "out of memory for the variational parameters");
+    }
     return GMM_OK;
 }
 
@@ -182,6 +199,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
     c->n_components = cfg->n_components;
     c->type = type;
     c->precision = precision;
+    c->bayes_prior = cfg->bayes;
     c->tuning_chunk_rows = cfg->tuning ? cfg->tuning->chunk_rows : 0;
     c->chunk_bytes = CHUNK_BYTES;
     if (cfg->tuning && cfg->tuning->memory_budget > 0 &&
@@ -251,8 +269,14 @@ void cpu_prepare_estep(gmm_backend_ctx *c)
 {
     int K = c->n_components, d = c->dim;
     /* the sizes are the context's own, so the operation cannot refuse them */
-    (void)log_det_cholesky_cpu(gmm_log_det_layout(c->type), K, d, c->prec_chol, c->weights,
-                               c->log_const);
+    if (c->bayes) { /* the posterior's terms in place of log w_k */
+        (void)log_det_cholesky_cpu(gmm_log_det_layout(c->type), K, d, c->prec_chol, NULL,
+                                   c->log_det);
+        gmm_bayes_estep_constants(c->bayes, K, d, c->log_det, c->log_const);
+    } else {
+        (void)log_det_cholesky_cpu(gmm_log_det_layout(c->type), K, d, c->prec_chol, c->weights,
+                                   c->log_const);
+    }
     switch (c->type) {
     case GMM_COV_FULL:
     case GMM_COV_TIED: {
@@ -296,6 +320,10 @@ static gmm_status cpu_set_params(gmm_backend_ctx *c, const gmm_model *m)
     memcpy(c->means, m->means, sizeof(double) * c->n_components * c->dim);
     memcpy(c->covariances, m->covariances, sizeof(double) * cov_n);
     memcpy(c->prec_chol, m->precisions_cholesky, sizeof(double) * cov_n);
+    if (c->bayes) {
+        gmm_status status = gmm_bayes_from_model(c->bayes, m);
+        if (status != GMM_OK) return status;
+    }
     cpu_prepare_estep(c);
     return GMM_OK;
 }
@@ -307,7 +335,7 @@ static gmm_status cpu_get_params(gmm_backend_ctx *c, gmm_model *m)
     memcpy(m->means, c->means, sizeof(double) * c->n_components * c->dim);
     memcpy(m->covariances, c->covariances, sizeof(double) * cov_n);
     memcpy(m->precisions_cholesky, c->prec_chol, sizeof(double) * cov_n);
-    return GMM_OK;
+    return c->bayes ? gmm_bayes_to_model(c->bayes, m) : GMM_OK;
 }
 
 static gmm_status cpu_set_resp(gmm_backend_ctx *c, const double *resp)
@@ -373,6 +401,14 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
     if ((status = reduce_sum_cpu(c->log_prob_norm, (size_t)c->n_samples, 1.0, &total)) != GMM_OK)
         return status;
     if ((status = gmm_comm_sum(c->comm, &total, 1)) != GMM_OK) return status;
+    if (c->bayes) { /* the entropy term of the lower bound the next M-step reports */
+        double h;
+        if ((status = reduce_resp_entropy_cpu(c->log_resp, (size_t)c->n_samples * K, &h)) !=
+            GMM_OK)
+            return status;
+        if ((status = gmm_comm_sum(c->comm, &h, 1)) != GMM_OK) return status;
+        c->entropy = h;
+    }
     c->have_resp = 1;
     *mean_log_likelihood = total / (double)c->data.n_total;
     if (!isfinite(*mean_log_likelihood))

@@ -37,6 +37,14 @@ struct gmm_backend_ctx {
     int64_t tuning_chunk_rows; /* the options' tuning.chunk_rows (0: none) */
     size_t chunk_bytes;        /* CHUNK_BYTES, or a quarter of tuning.memory_budget */
     int have_params, have_resp;
+
+    /* a variational fit (models/bayes.h): NULL otherwise */
+    const gmm_bayes *bayes_prior; /* the configuration's priors */
+    gmm_bayes *bayes;      /* the current posterior */
+    double *bayes_diff;    /* K x d: xbar_k - m_0 */
+    double *bayes_coef;    /* 3K: kernels/bayes_covariance.h's coefficients */
+    double *log_det;       /* K: log det U_k */
+    double entropy;        /* -sum r log r of the last E-step (every rank's rows) */
 };
 
 /* Rows [r0, r0 + rows) of the view in float64 (converted into x_chunk unless float64). */

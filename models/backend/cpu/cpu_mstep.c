@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/bayes_covariance.h"
 #include "kernels/blas_cpu.h"
 #include "kernels/compact.h"
 #include "kernels/matmul.h"
 #include "kernels/reduce.h"
 #include "models/backend/cpu/backend_cpu.h"
+#include "models/bayes.h"
 #include "models/precisions.h"
 
 /* The M-step's statistics over this rank's rows, summed over the ranks, then the parameters
@@ -130,9 +132,21 @@ gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *re
         break;
     }
     if (report && report->nk) memcpy(report->nk, nk, sizeof(double) * K);
+    if (c->bayes) {
+        /* the variational M-step: the posterior from N_k, the means and the covariances */
+        gmm_bayes_m_step(c->bayes, c->type, K, d, nk, c->means, c->bayes_diff, c->bayes_coef,
+                         c->weights);
+        if ((status = bayes_covariance_cpu((bayes_cov_layout)c->type, K, d,
+                                           c->bayes->covariance_prior, c->bayes_coef,
+                                           c->bayes_diff, c->covariances)) != GMM_OK)
+            goto fail;
+    }
 
     status = gmm_precisions_from_covariances(c->type, K, d, c->covariances, c->prec_chol, reg_covar);
     if (status == GMM_OK) cpu_prepare_estep(c);
+    if (status == GMM_OK && c->bayes && report)
+        report->lower_bound = c->entropy - gmm_bayes_bound_terms(c->bayes, c->type, K, d,
+                                                                 c->log_det);
 fail:
     free(resp);
     free(stats);
