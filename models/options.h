@@ -98,6 +98,18 @@ typedef struct {
 } gmm_bayes_options;
 
 typedef struct gmm_comm gmm_comm; /* models/dist/comm.h */
+
+/* scikit-learn's weights_init / means_init / precisions_init, checked by the caller: every run
+ * estimates its parameters from its responsibilities (options->init or the given ones), then
+ * each part given here replaces the estimated one, as scikit-learn's _initialize. NULL: not
+ * given. precisions_cholesky holds the factors of the given precision matrices (model.h's
+ * layout: upper U with precision = U U^T for full and tied, sqrt(precision) for diag and
+ * spherical); the covariances stay those estimated, as scikit-learn's covariances_. */
+typedef struct {
+    const double *weights;             /* K */
+    const double *means;               /* K x d */
+    const double *precisions_cholesky; /* gmm_cov_size(type, K, d) */
+} gmm_given_params;
 typedef struct gmm_options gmm_options;
 
 /* An initialisation that is a fit itself (init=spectral): the starting responsibilities
@@ -144,6 +156,8 @@ struct gmm_options {
                                     means and precisions (an E-step under them first, as
                                     scikit-learn's warm_start) instead of options->init; its
                                     K, d and covariance type must be the fit's (n_init is 1) */
+    const gmm_given_params *given_params; /* not NULL: parts of every run's start replaced
+                                             after its first M-step (see above) */
     gmm_fitted_init_fn fitted_init; /* init=spectral: set by gmm_options_plug_fitted_init */
     const gmm_bayes_options *bayes; /* NULL: maximum-likelihood EM (GaussianMixture); else a
                                        variational fit with these priors

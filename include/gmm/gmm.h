@@ -90,17 +90,27 @@ int gmm_params_set_string(gmm_params *params, const char *name, const char *valu
  * (K x dim) and precisions_init (the precision matrices, not their factors: full K x dim x dim,
  * tied dim x dim, diag K x dim, spherical K; `count` doubles; symmetric within scikit-learn's
  * tolerance |a - b| <= 1e-8 + 1e-5 |b|, the lower triangle is used); dim is the mixture's,
- * embed_dims in a umap space. What is not given comes from responsibilities: the hard
- * assignment of each sample to its nearest initial mean when means_init is given, else those of
- * init_params. Shapes are checked against the data and the parameters at fit time. */
+ * embed_dims in a umap space. As scikit-learn's _initialize: each of the n_init runs draws
+ * its responsibilities (those of init_params, or resp_init below) and estimates weights, means
+ * and covariances from them (+ reg_covar); then each given array replaces its part (the given
+ * precisions replace the precision factors the first E-step uses; the covariances stay the
+ * estimated ones). With all three given every run would start alike: one run is made, from them.
+ * Shapes are checked against the data and the parameters at fit time. */
 int gmm_params_set_weights_init(gmm_params *params, const double *weights, int n_components);
 int gmm_params_set_means_init(gmm_params *params, const double *means, int n_components,
                               int dim);
 int gmm_params_set_precisions_init(gmm_params *params, const double *precisions, size_t count);
+/* Initial responsibilities (n_samples x n_components, row-major; copied; NULL clears) in place
+ * of init_params' for every one of the n_init runs: a start shared with another
+ * implementation. Every value finite and >= 0 and every row summing to 1 within 1e-6 (checked
+ * here; used as given, not normalised); the shape is checked against the data and n_components
+ * at fit time. The *_init arrays then replace their parts as above. */
+int gmm_params_set_resp_init(gmm_params *params, const double *resp, int64_t n_samples,
+                             int n_components);
 /* A warm start (scikit-learn's warm_start): EM continues from start's parameters (which must
- * stay alive until the fit returns; NULL clears). Takes precedence over the *_init arrays. In a
- * umap space the data is embedded again first (the same data and random_state give the same
- * embedding on the same device). */
+ * stay alive until the fit returns; NULL clears). Takes precedence over the *_init arrays and
+ * resp_init. In a umap space the data is embedded again first (the same data and random_state
+ * give the same embedding on the same device). */
 int gmm_params_set_start(gmm_params *params, const gmm_mixture *start);
 
 /* ---- variational mixtures (scikit-learn's BayesianGaussianMixture) ----------------------

@@ -40,6 +40,9 @@ struct gmm_params {
     gmm_api_space space;
     double *weights_init, *means_init, *precisions_init;
     size_t n_weights, n_means, n_precisions;
+    double *resp_init; /* resp_rows x resp_components */
+    int64_t resp_rows;
+    int resp_components;
     const gmm_mixture *start;
     gmm_api_bayes bayes; /* a variational fit's parameters (api_bayes.h) */
 };
@@ -116,6 +119,7 @@ void gmm_params_free(gmm_params *params)
     free(params->means_init);
     free(params->precisions_init);
     gmm_api_bayes_free(&params->bayes);
+    free(params->resp_init);
     free(params);
 }
 
@@ -266,6 +270,30 @@ int gmm_params_set_covariance_prior(gmm_params *params, const double *covariance
     return finish(gmm_api_bayes_set_array(&params->bayes, 1, covariance, covariance ? count : 0));
 }
 
+int gmm_params_set_resp_init(gmm_params *params, const double *resp, int64_t n_samples,
+                             int n_components)
+{
+    if (!params) return fail_arg("gmm_params_set_resp_init: params is NULL");
+    free(params->resp_init);
+    params->resp_init = NULL;
+    params->resp_rows = 0;
+    params->resp_components = 0;
+    if (!resp) return finish(GMM_OK);
+    if (n_samples < 1 || n_components < 1)
+        return fail_arg("resp_init is %lld x %d; both must be >= 1", (long long)n_samples,
+                        n_components);
+    gmm_status status = gmm_check_resp_init(resp, n_samples, n_components);
+    if (status != GMM_OK) return finish(status);
+    size_t n = (size_t)n_samples * n_components;
+    if (!(params->resp_init = malloc(sizeof(double) * n)))
+        return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for resp_init (%lld x %d)",
+                                (long long)n_samples, n_components));
+    memcpy(params->resp_init, resp, sizeof(double) * n);
+    params->resp_rows = n_samples;
+    params->resp_components = n_components;
+    return finish(GMM_OK);
+}
+
 int gmm_params_set_progress(gmm_params *params, gmm_progress_callback callback, void *user)
 {
     if (!params) return fail_arg("gmm_params_set_progress: params is NULL");
@@ -290,7 +318,8 @@ int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, 
     *model = NULL;
     const double *x = NULL;
     double *owned = NULL;
-    gmm_model start = {0};
+    gmm_start_plan plan = {0};
+    const double *resp = NULL; /* every run's initial responsibilities */
     gmm_mixture *m = NULL;
     gmm_umap_space *umap = NULL;
     gmm_gpu *gpu = NULL;
@@ -330,21 +359,39 @@ int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, 
     if (params->start) {
         o.init_model = &params->start->model;
         o.n_init = 1;
-    } else if (params->weights_init || params->means_init || params->precisions_init) {
+    } else {
+        if (params->resp_init && (params->resp_rows != n_samples ||
+                                  params->resp_components != o.n_components)) {
+            status = gmm_error(GMM_ERR_ARG, "resp_init is %lld x %d but the data has %lld "
+                               "samples and n_components=%d", (long long)params->resp_rows,
+                               params->resp_components, (long long)n_samples, o.n_components);
+            goto fail;
+        }
         gmm_initial_arrays given = {params->weights_init, params->n_weights, params->means_init,
                                     params->n_means, params->precisions_init,
                                     params->n_precisions};
-        if ((status = gmm_start_from_arrays(x, n_samples, dim, &o, &given, &start)) != GMM_OK)
+        if ((status = gmm_start_plan_make(&given, o.n_components, dim, o.covariance_type,
+                                          &plan)) != GMM_OK)
             goto fail;
-        o.init_model = &start;
-        o.n_init = 1;
+        if (plan.all_given) { /* every run would start alike: one run */
+            plan.start.init = o.init;
+            plan.start.seed = o.seed;
+            o.init_model = &plan.start;
+            o.n_init = 1;
+        } else {
+            if (params->weights_init || params->means_init || params->precisions_init)
+                o.given_params = &plan.given;
+            resp = params->resp_init;
+        }
     }
     if (!(m = calloc(1, sizeof *m))) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory for a model handle");
         goto fail;
     }
     m->device = o.device;
-    if ((status = gmm_fit(x, n_samples, dim, &o, &m->model)) != GMM_OK) goto fail;
+    status = resp ? gmm_fit_from_resp(x, n_samples, dim, &o, resp, &m->model)
+                  : gmm_fit(x, n_samples, dim, &o, &m->model);
+    if (status != GMM_OK) goto fail;
     if (umap) {
         status = gmm_feature_space_from_umap(umap, &m->model.space); /* owns it, or frees it */
         umap = NULL;
@@ -354,7 +401,7 @@ int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, 
     m = NULL;
 fail:
     gmm_mixture_free(m);
-    gmm_model_free(&start);
+    gmm_start_plan_free(&plan);
     gmm_umap_space_free(umap);
     gmm_gpu_destroy(gpu);
     free(owned);

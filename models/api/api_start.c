@@ -1,5 +1,5 @@
-/* The starting model of a fit from scikit-learn's weights_init / means_init / precisions_init
- * (see api_start.h): responsibilities, one M-step, then the given arrays in their places. */
+/* The start of a fit from the *_init arrays and initial responsibilities (see api_start.h): the
+ * arrays checked, the precision matrices factored as the E-step takes them. */
 #include "models/api/api_start.h"
 
 #include <math.h>
@@ -7,9 +7,6 @@
 #include <string.h>
 
 #include "kernels/blas_cpu.h"
-#include "models/backend/backend.h"
-#include "models/core/init.h"
-#include "kernels/rng.h"
 
 static gmm_status check_all_finite(const char *name, const double *a, size_t n)
 {
@@ -58,42 +55,26 @@ static gmm_status check_sizes(const gmm_initial_arrays *g, int K, int dim, gmm_c
     return GMM_OK;
 }
 
-/* Each sample's responsibility 1 for its nearest mean (squared Euclidean distance). */
-static void nearest_mean_resp(const double *X, int64_t n, int dim, const double *means, int K,
-                              double *resp)
+/* The factor U of each precision matrix P (upper, P = U U^T: models/model.h's layout), and when
+ * cov is not NULL the covariance P^-1. With J the order reversal, J P J = L L^T (Cholesky of the
+ * lower triangle of P, read in reverse), U = J L J and P^-1 = J L^-T L^-1 J: P is factored as it
+ * is, never inverted first. Diag and spherical: U = sqrt(P), cov = 1 / P. */
+static gmm_status factor_precisions(gmm_cov_type type, int K, int dim, const double *prec,
+                                    double *prec_chol, double *cov)
 {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-        const double *x = X + (size_t)i * dim;
-        int best = 0;
-        double best_d2 = INFINITY;
-        for (int k = 0; k < K; k++) {
-            const double *m = means + (size_t)k * dim;
-            double d2 = 0;
-            for (int j = 0; j < dim; j++) d2 += (x[j] - m[j]) * (x[j] - m[j]);
-            if (d2 < best_d2) best_d2 = d2, best = k;
-        }
-        double *r = resp + (size_t)i * K;
-        for (int k = 0; k < K; k++) r[k] = k == best ? 1.0 : 0.0;
-    }
-}
-
-/* The covariances as the inverses of the given precisions (the factors follow from them). */
-static gmm_status covariances_from_precisions(gmm_model *m, const double *prec)
-{
-    int dim = m->dim;
-    size_t dd = (size_t)dim * dim;
-    if (m->covariance_type == GMM_COV_DIAG || m->covariance_type == GMM_COV_SPHERICAL) {
-        size_t n = gmm_cov_size(m->covariance_type, m->n_components, dim);
+    if (type == GMM_COV_DIAG || type == GMM_COV_SPHERICAL) {
+        size_t n = gmm_cov_size(type, K, dim);
         for (size_t i = 0; i < n; i++) {
             if (!(prec[i] > 0))
                 return gmm_error(GMM_ERR_ARG, "precisions_init[%zu]=%g must be positive", i,
                                  prec[i]);
-            m->covariances[i] = 1.0 / prec[i];
+            prec_chol[i] = sqrt(prec[i]);
+            if (cov) cov[i] = 1.0 / prec[i];
         }
         return GMM_OK;
     }
-    int n_mats = m->covariance_type == GMM_COV_FULL ? m->n_components : 1;
+    size_t dd = (size_t)dim * dim;
+    int n_mats = type == GMM_COV_FULL ? K : 1;
     gmm_status status = GMM_OK;
     double *L = malloc(sizeof(double) * dd), *Linv = malloc(sizeof(double) * dd);
     if (!L || !Linv) {
@@ -112,19 +93,28 @@ static gmm_status covariances_from_precisions(gmm_model *m, const double *prec)
                                        "(entries %d,%d and %d,%d differ)", k, a, b, b, a);
                     goto fail;
                 }
-        memcpy(L, P, sizeof(double) * dd);
-        int minor = la_dpotrf_lower(dim, L, dim);
-        if (minor != 0) {
-            status = gmm_error(GMM_ERR_ARG, "precisions_init[%d] is not positive definite "
-                               "(leading minor %d)", k, minor);
+        for (int a = 0; a < dim; a++) /* L's input: J P J, from P's lower triangle */
+            for (int b = 0; b < dim; b++) {
+                int i = dim - 1 - a, j = dim - 1 - b;
+                L[(size_t)a * dim + b] = i >= j ? P[(size_t)i * dim + j] : P[(size_t)j * dim + i];
+            }
+        if (la_dpotrf_lower(dim, L, dim) != 0) {
+            status = gmm_error(GMM_ERR_ARG, "precisions_init[%d] is not positive definite", k);
             goto fail;
         }
+        double *U = prec_chol + k * dd;
+        for (int a = 0; a < dim; a++)
+            for (int b = 0; b < dim; b++)
+                U[(size_t)a * dim + b] = L[(size_t)(dim - 1 - a) * dim + (dim - 1 - b)];
+        if (!cov) continue;
         memset(Linv, 0, sizeof(double) * dd);
         for (int j = 0; j < dim; j++) Linv[(size_t)j * dim + j] = 1.0;
         la_dtrsm_lower_left(dim, dim, L, dim, Linv, dim); /* L^-1 */
-        /* P^-1 = L^-T L^-1 */
-        la_dgemm(true, false, dim, dim, dim, 1.0, Linv, dim, Linv, dim, 0.0,
-                 m->covariances + k * dd, dim);
+        la_dgemm(true, false, dim, dim, dim, 1.0, Linv, dim, Linv, dim, 0.0, L, dim);
+        double *C = cov + k * dd; /* J (L^-T L^-1) J */
+        for (int a = 0; a < dim; a++)
+            for (int b = 0; b < dim; b++)
+                C[(size_t)a * dim + b] = L[(size_t)(dim - 1 - a) * dim + (dim - 1 - b)];
     }
 fail:
     free(L);
@@ -132,64 +122,57 @@ fail:
     return status;
 }
 
-/* weights, means, covariances and factors from responsibilities: one M-step on a backend. */
-static gmm_status params_from_resp(const double *X, int64_t n, int dim, const gmm_options *o,
-                                   const double *resp, gmm_model *start)
+gmm_status gmm_start_plan_make(const gmm_initial_arrays *arrays, int K, int dim,
+                               gmm_cov_type type, gmm_start_plan *plan)
 {
-    const gmm_backend *be = NULL;
-    gmm_backend_ctx *ctx = NULL;
-    gmm_status status = gmm_backend_select(o->device, o->gpu, &be, NULL);
+    memset(plan, 0, sizeof *plan);
+    gmm_status status = check_sizes(arrays, K, dim, type);
     if (status != GMM_OK) return status;
-    if ((status = gmm_backend_create_f64(be, &ctx, X, n, dim, o->n_components,
-                                         o->covariance_type, GMM_PRECISION_FP64, &o->tuning,
-                                         o->gpu)) != GMM_OK)
-        goto fail;
-    gmm_mstep_report report = {0};
-    if ((status = be->set_resp(ctx, resp)) != GMM_OK) goto fail;
-    if ((status = be->m_step(ctx, o->reg_covar, &report)) != GMM_OK) goto fail;
-    status = be->get_params(ctx, start);
-fail:
-    be->destroy(ctx);
-    return status;
+    plan->all_given = arrays->weights && arrays->means && arrays->precisions;
+    if (plan->all_given) {
+        gmm_model *m = &plan->start;
+        if ((status = gmm_model_alloc(m, K, dim, type)) != GMM_OK) return status;
+        memcpy(m->weights, arrays->weights, sizeof(double) * K);
+        memcpy(m->means, arrays->means, sizeof(double) * K * dim);
+        return factor_precisions(type, K, dim, arrays->precisions, m->precisions_cholesky,
+                                 m->covariances);
+    }
+    plan->given.weights = arrays->weights;
+    plan->given.means = arrays->means;
+    if (arrays->precisions) {
+        plan->precisions_cholesky = malloc(sizeof(double) * gmm_cov_size(type, K, dim));
+        if (!plan->precisions_cholesky)
+            return gmm_error(GMM_ERR_NOMEM, "out of memory for the factors of precisions_init");
+        if ((status = factor_precisions(type, K, dim, arrays->precisions,
+                                        plan->precisions_cholesky, NULL)) != GMM_OK)
+            return status;
+        plan->given.precisions_cholesky = plan->precisions_cholesky;
+    }
+    return GMM_OK;
 }
 
-gmm_status gmm_start_from_arrays(const double *X, int64_t n_samples, int dim,
-                                 const gmm_options *o, const gmm_initial_arrays *given,
-                                 gmm_model *start)
+void gmm_start_plan_free(gmm_start_plan *plan)
 {
-    int K = o->n_components;
-    double *resp = NULL;
-    gmm_status status = check_sizes(given, K, dim, o->covariance_type);
-    if (status != GMM_OK) return status;
-    memset(start, 0, sizeof *start);
-    if ((status = gmm_model_alloc(start, K, dim, o->covariance_type)) != GMM_OK) goto fail;
-    if (!(given->weights && given->means && given->precisions)) {
-        resp = malloc(sizeof(double) * (size_t)n_samples * K);
-        if (!resp) {
-            status = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld x %d responsibilities",
-                               (long long)n_samples, K);
-            goto fail;
+    if (!plan) return;
+    gmm_model_free(&plan->start);
+    free(plan->precisions_cholesky);
+    memset(plan, 0, sizeof *plan);
+}
+
+gmm_status gmm_check_resp_init(const double *resp, int64_t n_samples, int K)
+{
+    for (int64_t i = 0; i < n_samples; i++) {
+        const double *r = resp + (size_t)i * K;
+        double sum = 0;
+        for (int k = 0; k < K; k++) {
+            if (!isfinite(r[k]) || r[k] < 0)
+                return gmm_error(GMM_ERR_ARG, "resp_init[%lld, %d]=%g: responsibilities must be "
+                                 "finite and >= 0", (long long)i, k, r[k]);
+            sum += r[k];
         }
-        if (given->means) {
-            nearest_mean_resp(X, n_samples, dim, given->means, K, resp);
-        } else {
-            gmm_rng rng;
-            gmm_rng_seed(&rng, o->seed);
-            if ((status = gmm_init_resp(X, n_samples, dim, o, &rng, resp)) != GMM_OK) goto fail;
-        }
-        if ((status = params_from_resp(X, n_samples, dim, o, resp, start)) != GMM_OK) goto fail;
+        if (fabs(sum - 1.0) > 1e-6)
+            return gmm_error(GMM_ERR_ARG, "resp_init's row %lld sums to %.9g; each row must sum "
+                             "to 1 (within 1e-6)", (long long)i, sum);
     }
-    if (given->weights) memcpy(start->weights, given->weights, sizeof(double) * K);
-    if (given->means) memcpy(start->means, given->means, sizeof(double) * K * dim);
-    if (given->precisions) {
-        if ((status = covariances_from_precisions(start, given->precisions)) != GMM_OK) goto fail;
-        start->reg_covar = o->reg_covar;
-        if ((status = gmm_model_compute_precisions(start)) != GMM_OK) goto fail;
-    }
-    start->init = o->init;
-    start->seed = o->seed;
-fail:
-    free(resp);
-    if (status != GMM_OK) gmm_model_free(start);
-    return status;
+    return GMM_OK;
 }

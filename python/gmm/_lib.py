@@ -65,6 +65,7 @@ _SIGNATURES = {
     "gmm_params_set_weights_init": (_c_int, [_vp, _dp, _c_int]),
     "gmm_params_set_means_init": (_c_int, [_vp, _dp, _c_int, _c_int]),
     "gmm_params_set_precisions_init": (_c_int, [_vp, _dp, _c_size]),
+    "gmm_params_set_resp_init": (_c_int, [_vp, _dp, _c_i64, _c_int]),
     "gmm_params_set_start": (_c_int, [_vp, _vp]),
     "gmm_params_set_progress": (_c_int, [_vp, _vp, _vp]),
     "gmm_mixture_fit": (_c_int, [_vp, _vp, _c_i64, _c_int, _c_int, _c_double, _pp]),

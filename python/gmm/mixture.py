@@ -489,6 +489,32 @@ class GaussianMixture(*_BASES):
             self._adopt(_Handle(out.value))
 
 
+def _fit_from_resp(estimator, X, resp):
+    """Tests only: estimator.fit(X) with every run starting from the responsibilities resp
+    (n_samples, n_components; rows >= 0 summing to 1) instead of init_params', the *_init arrays
+    then replacing their parts (gmm_params_set_resp_init). Returns the estimator."""
+    resp = np.ascontiguousarray(resp, dtype=np.float64)
+    if resp.ndim != 2:
+        raise ValueError(f"resp must be 2-D (n_samples, n_components), got shape {resp.shape}.")
+    make_params = estimator._make_params
+
+    def with_resp(arrays, n_features):
+        params = make_params(arrays, n_features)
+        try:
+            _check(lib.gmm_params_set_resp_init(params, _dptr(resp), resp.shape[0],
+                                                resp.shape[1]))
+        except BaseException:
+            lib.gmm_params_free(params)
+            raise
+        return params
+
+    estimator._make_params = with_resp  # this fit only
+    try:
+        return estimator.fit(X)
+    finally:
+        del estimator._make_params
+
+
 def load(path, device="auto"):
     """gmm.GaussianMixture.load(path): a fitted model from a model.bin."""
     return GaussianMixture.load(path, device=device)
