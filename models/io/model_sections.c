@@ -1,10 +1,12 @@
-/* The model file's tagged sections: the UMAP space and the matched labels
- * (models/io/model_sections.h). */
+/* The model file's tagged sections: the UMAP space, the matched labels and a variational
+ * model's priors and posterior (models/io/model_sections.h). */
 #include "models/io/model_sections.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <math.h>
 
 #include "models/io/model_bytes.h"
 
@@ -12,6 +14,7 @@ enum {
     SECTION_END = 0,
     SECTION_UMAP = 1,
     SECTION_MATCHED_LABELS = 2,
+    SECTION_BAYES = 3,
     SECTION_HEAD = 16,
     UMAP_FIXED = 4 + 4 + 8 + 4 + 4 + 4 + 4 + 8 + 4 * 8,
 };
@@ -55,10 +58,77 @@ static size_t umap_bytes(const gmm_umap_space *u)
            4 * (size_t)u->n_train * (size_t)(u->n_dims + u->map_dims);
 }
 
+/* The doubles of a bayes section after its 4 u32: the 3 scalar priors, mean_prior (d),
+ * covariance_prior, the concentrations (2K), beta (K), nu (K) and the log-weight terms (K). */
+static size_t bayes_values(const gmm_model *m)
+{
+    return 3 + (size_t)m->dim + gmm_bayes_prior_cov_size(m->covariance_type, m->dim) +
+           5 * (size_t)m->n_components;
+}
+
+static void put_bayes(writer *w, const gmm_model *m)
+{
+    const gmm_bayes *b = m->bayes;
+    const size_t K = (size_t)m->n_components;
+    put_u32(w, (uint32_t)b->weight_prior_type);
+    put_u32(w, (uint32_t)m->n_components);
+    put_u32(w, (uint32_t)m->dim);
+    put_u32(w, (uint32_t)m->covariance_type);
+    put_f64(w, b->weight_concentration_prior);
+    put_f64(w, b->mean_precision_prior);
+    put_f64(w, b->degrees_of_freedom_prior);
+    put_f64_array(w, b->mean_prior, (size_t)m->dim);
+    put_f64_array(w, b->covariance_prior, gmm_bayes_prior_cov_size(m->covariance_type, m->dim));
+    put_f64_array(w, b->weight_concentration, 2 * K);
+    put_f64_array(w, b->mean_precision, K);
+    put_f64_array(w, b->degrees_of_freedom, K);
+    put_f64_array(w, b->log_weight_terms, K);
+}
+
+static gmm_status read_bayes(const char *path, reader *r, uint64_t length, gmm_model *m)
+{
+    uint32_t type = 0, K = 0, d = 0, cov = 0;
+    int bad = get_u32(r, &type) | get_u32(r, &K) | get_u32(r, &d) | get_u32(r, &cov);
+    if (bad || K != (uint32_t)m->n_components || d != (uint32_t)m->dim ||
+        cov != (uint32_t)m->covariance_type || type > GMM_WEIGHT_PRIOR_DIRICHLET_DISTRIBUTION ||
+        length != 16 + 8 * bayes_values(m))
+        return gmm_error(GMM_ERR_FORMAT, "%s: invalid variational section (%u components of %u "
+                         "features, covariance %u, weight prior %u, %llu bytes) for a model of "
+                         "%d x %d", path, K, d, cov, type, (unsigned long long)length,
+                         m->n_components, m->dim);
+    gmm_bayes *b = NULL;
+    gmm_status st = gmm_bayes_alloc(&b, m->covariance_type, m->n_components, m->dim);
+    if (st != GMM_OK) return st;
+    b->weight_prior_type = (gmm_weight_prior_type)type;
+    get_f64(r, &b->weight_concentration_prior);
+    get_f64(r, &b->mean_precision_prior);
+    get_f64(r, &b->degrees_of_freedom_prior);
+    get_f64_array(r, b->mean_prior, (size_t)m->dim);
+    get_f64_array(r, b->covariance_prior, gmm_bayes_prior_cov_size(m->covariance_type, m->dim));
+    get_f64_array(r, b->weight_concentration, 2 * (size_t)K);
+    get_f64_array(r, b->mean_precision, K);
+    get_f64_array(r, b->degrees_of_freedom, K);
+    get_f64_array(r, b->log_weight_terms, K);
+    /* what scoring divides by or takes the log of must be a positive number; the rest finite */
+    for (uint32_t k = 0; k < K; k++)
+        if (!(b->mean_precision[k] > 0) || !(b->degrees_of_freedom[k] > 0) ||
+            !isfinite(b->log_weight_terms[k]) || !isfinite(b->mean_precision[k]) ||
+            !isfinite(b->degrees_of_freedom[k])) {
+            st = gmm_error(GMM_ERR_FORMAT, "%s: the variational section's component %u has "
+                           "mean precision %g, %g degrees of freedom and log-weight term %g",
+                           path, k, b->mean_precision[k], b->degrees_of_freedom[k],
+                           b->log_weight_terms[k]);
+            gmm_bayes_free(b);
+            return st;
+        }
+    m->bayes = b;
+    return GMM_OK;
+}
+
 gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size_t *n_bytes)
 {
     const gmm_umap_space *u = gmm_space_umap(m->space);
-    size_t total = SECTION_HEAD, umap_len = 0, match_len = 0;
+    size_t total = SECTION_HEAD, umap_len = 0, match_len = 0, bayes_len = 0;
     if (u) {
         umap_len = umap_bytes(u);
         total += SECTION_HEAD + umap_len + pad8(umap_len);
@@ -67,9 +137,13 @@ gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size
         match_len = 4 + 4 * (size_t)m->n_components;
         total += SECTION_HEAD + match_len + pad8(match_len);
     }
+    if (m->bayes) {
+        bayes_len = 16 + 8 * bayes_values(m);
+        total += SECTION_HEAD + bayes_len; /* a multiple of 8 */
+    }
     *bytes = NULL;
     *n_bytes = 0;
-    if (!u && !m->matched_label) return GMM_OK; /* a version-4 file: no sections */
+    if (!u && !m->matched_label && !m->bayes) return GMM_OK; /* a version-4 file: no sections */
     unsigned char *buf = malloc(total);
     if (!buf) return gmm_error(GMM_ERR_NOMEM, "out of memory to serialise the model's sections");
     writer w = {buf};
@@ -105,6 +179,10 @@ gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size
         put_u32(&w, (uint32_t)m->n_components);
         for (int k = 0; k < m->n_components; k++) put_u32(&w, (uint32_t)m->matched_label[k]);
         put_zeros(&w, pad8(match_len));
+    }
+    if (m->bayes) {
+        put_head(&w, SECTION_BAYES, bayes_len);
+        put_bayes(&w, m);
     }
     put_head(&w, SECTION_END, 0);
     *bytes = buf;
@@ -193,9 +271,9 @@ gmm_status model_sections_decode(const char *path, const unsigned char *bytes, s
                                  path, remaining(&r) + (size_t)length);
             return GMM_OK;
         }
-        const int known = tag <= SECTION_MATCHED_LABELS, repeated = known && (seen & (1u << tag));
+        const int known = tag <= SECTION_BAYES, repeated = known && (seen & (1u << tag));
         if (!known || repeated)
-            return gmm_error(GMM_ERR_FORMAT, "%s: %s section %u (this program reads 1 and 2, "
+            return gmm_error(GMM_ERR_FORMAT, "%s: %s section %u (this program reads 1 to 3, "
                              "once each)", path, repeated ? "repeated" : "unknown", tag);
         seen |= 1u << tag;
         const unsigned char *end = r.p + length;
@@ -206,6 +284,9 @@ gmm_status model_sections_decode(const char *path, const unsigned char *bytes, s
                                  gmm_feature_space_name(m->space));
             reader sub = {r.p, end};
             st = read_umap(path, &sub, length, m);
+        } else if (tag == SECTION_BAYES) {
+            reader sub = {r.p, end};
+            st = read_bayes(path, &sub, length, m);
         } else {
             uint32_t K = 0;
             reader sub = {r.p, end};

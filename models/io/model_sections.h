@@ -9,6 +9,12 @@
  *          embedding[n x d]; f32 map[n x map dimensions]. (Files before the values were
  *          possible hold 0 there: their images read as before.)
  *   tag 2, the label matched to each component: u32 K, i32 label[K] (-1: none)
+ *   tag 3, a variational model's priors and posterior (models/model.h's gmm_bayes): u32 weight
+ *          prior type (0: Dirichlet process, 1: Dirichlet distribution), u32 K, u32 d, u32
+ *          covariance type (both as the model's), f64 weight_concentration_prior,
+ *          mean_precision_prior, degrees_of_freedom_prior, mean_prior[d], covariance_prior[C],
+ *          weight_concentration[2K], mean_precision[K], degrees_of_freedom[K],
+ *          log_weight_terms[K]
  * An unknown tag, a repeated one, a length that does not match its content or bytes after the
  * end tag are format errors. */
 #ifndef GMM_MODEL_SECTIONS_H
@@ -19,12 +25,12 @@
 #include "models/model.h"
 
 /* The sections of model (those it has, then the end tag) in one new buffer (free it); none
- * (NULL, 0) when it has neither a UMAP space nor matched labels: such a model is written as a
- * version-4 file, which older programs read too. */
+ * (NULL, 0) when it has no UMAP space, matched labels or variational part: such a model is
+ * written as a version-4 file, which older programs read too. */
 gmm_status model_sections_encode(const gmm_model *model, unsigned char **bytes, size_t *n_bytes);
-/* Reads the sections in bytes[0 .. n_bytes) into model (its K and dim already set): the UMAP
- * space becomes model->space (GMM_ERR_FORMAT if it has one already), the matching
- * model->matched_label. path heads the messages. */
+/* Reads the sections in bytes[0 .. n_bytes) into model (its K, dim and covariance type already
+ * set): the UMAP space becomes model->space (GMM_ERR_FORMAT if it has one already), the matching
+ * model->matched_label, the variational part model->bayes. path heads the messages. */
 gmm_status model_sections_decode(const char *path, const unsigned char *bytes, size_t n_bytes,
                                  gmm_model *model);
 

@@ -451,9 +451,10 @@ class GaussianMixture(*_BASES):
     @classmethod
     def load(cls, path, device="auto"):
         """A fitted GaussianMixture from a model.bin (gmm-train's or save's)."""
-        out = ctypes.c_void_p()
-        _check(lib.gmm_mixture_load(os.fsencode(path), ctypes.byref(out)))
-        handle = _Handle(out.value)
+        return load(path, device=device, _cls=cls)
+
+    @classmethod
+    def _from_handle(cls, handle, device):
         est = cls(n_components=lib.gmm_mixture_n_components(handle.ptr),
                   covariance_type=lib.gmm_mixture_covariance_type(handle.ptr).decode(),
                   device=device)
@@ -515,6 +516,18 @@ def _fit_from_resp(estimator, X, resp):
         del estimator._make_params
 
 
-def load(path, device="auto"):
-    """gmm.GaussianMixture.load(path): a fitted model from a model.bin."""
-    return GaussianMixture.load(path, device=device)
+def load(path, device="auto", _cls=None):
+    """A fitted model from a model.bin: a GaussianMixture, or a BayesianGaussianMixture when the
+    file holds a variational fit (gmm-train --bayesian)."""
+    from .bayesian_mixture import BayesianGaussianMixture
+    out = ctypes.c_void_p()
+    _check(lib.gmm_mixture_load(os.fsencode(path), ctypes.byref(out)))
+    handle = _Handle(out.value)
+    bayesian = bool(lib.gmm_mixture_is_bayesian(handle.ptr))
+    cls = _cls or (BayesianGaussianMixture if bayesian else GaussianMixture)
+    if bayesian != issubclass(cls, BayesianGaussianMixture):
+        raise ValueError(f"{os.fsdecode(path)} holds a "
+                         f"{'variational' if bayesian else 'maximum-likelihood'} mixture: load "
+                         f"it with gmm.load or "
+                         f"{'BayesianGaussianMixture' if bayesian else 'GaussianMixture'}.load.")
+    return cls._from_handle(handle, device)
