@@ -11,7 +11,7 @@
 double gmm_digamma(double x)
 {
     double r = 0;
-    while (x < 6) {
+    while (x < 10) {
         r -= 1 / x;
         x += 1;
     }

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* The digamma function psi(x) = d/dx log Gamma(x), x > 0 (recurrence up to 6, then the
+/* The digamma function psi(x) = d/dx log Gamma(x), x > 0 (recurrence up to 10, then the
  * asymptotic series: about 1e-15 relative). */
 double gmm_digamma(double x);
 

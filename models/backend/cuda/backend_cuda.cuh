@@ -104,6 +104,16 @@ struct gmm_backend_ctx {
     cuda_factor_graph factor_graph;
     double *h_nk;
     int *h_info;
+
+    /* a variational fit (models/bayes.h, cuda_bayes.cu): NULL otherwise */
+    const gmm_bayes *bayes_prior; /* the configuration's priors */
+    gmm_bayes *bayes;        /* the current posterior (host) */
+    double *d_cov_prior;     /* Psi_0 */
+    double *d_bayes_diff;    /* K x d: xbar_k - m_0 */
+    double *d_bayes_coef;    /* 3K: kernels/bayes_covariance.h's coefficients */
+    double *h_bayes;         /* host scratch: means K d, diff K d, coef 3K, weights K, log det K,
+                                constants K */
+    double entropy;          /* -sum r log r of the last E-step (every rank's rows) */
 };
 
 
@@ -166,6 +176,16 @@ gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar);
  * destroys its stream and events. Both keep factor_graph.failed. */
 void cuda_factor_graph_drop(gmm_backend_ctx *c);
 void cuda_factor_graph_free(gmm_backend_ctx *c);
+/* cuda_bayes.cu: a variational fit's buffers (made with the K-sized ones, freed with them), the
+ * posterior from the plain M-step's statistics and covariances (before the factorisation), the
+ * E-step constants from the posterior (after it), and the entropy of the last E-step. */
+gmm_status cuda_bayes_alloc(gmm_backend_ctx *c);
+void cuda_bayes_free(gmm_backend_ctx *c);
+gmm_status cuda_bayes_posterior(gmm_backend_ctx *c);
+gmm_status cuda_bayes_constants(gmm_backend_ctx *c);
+gmm_status cuda_bayes_entropy(gmm_backend_ctx *c);
+/* The lower bound after an M-step (cuda_bayes_constants has run). */
+double cuda_bayes_lower_bound(const gmm_backend_ctx *c);
 /* cuda_kmeans.cu */
 gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, double *resp);
 gmm_status cuda_kmeans_plusplus(gmm_backend_ctx *c, gmm_rng *rng, int64_t *indices,

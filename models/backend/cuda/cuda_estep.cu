@@ -87,8 +87,10 @@ gmm_status cuda_prepare_estep(gmm_backend_ctx *c)
     gmm_status status = GMM_OK;
     int K = c->n_components, d = c->dim;
     int64_t nm = (int64_t)d * d * c->n_mats;
-    status = log_det_cholesky_cuda(gmm_log_det_layout(c->type), K, d, c->d_prec, c->d_weights,
-                                   c->d_const, NULL);
+    /* a variational fit: the posterior's terms in place of log w_k (cuda_bayes.cu) */
+    status = c->bayes ? cuda_bayes_constants(c)
+                      : log_det_cholesky_cuda(gmm_log_det_layout(c->type), K, d, c->d_prec,
+                                              c->d_weights, c->d_const, NULL);
     if (status != GMM_OK) goto fail;
     if (c->n_mats > 0) {
         const int block = estep_block(c);
@@ -222,6 +224,8 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
         *mean_log_likelihood = total / (double)c->n_total;
     }
     c->resp_state = 2;
+    /* the entropy term of the lower bound the next M-step reports */
+    if (c->bayes && (status = cuda_bayes_entropy(c)) != GMM_OK) goto fail;
     if (!isfinite(*mean_log_likelihood))
         return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
                          *mean_log_likelihood);

@@ -402,11 +402,14 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
             cov_finish_kernel<double><<<grid_for(dd * nm, 256), 256>>>(
                 c->d_acc, nm, d, c->d_nk, K, c->type == GMM_COV_TIED, reg_covar, c->d_cov);
         GMM_LAUNCH_CHECK("cov_finish_kernel");
+        /* a variational fit: the posterior's means and covariances (cuda_bayes.cu) */
+        if (c->bayes && (status = cuda_bayes_posterior(c)) != GMM_OK) goto fail;
         if ((status = phase_mark(&timer, 2)) != GMM_OK) goto fail;
         if ((status = cuda_factorise(c, reg_covar)) != GMM_OK) goto fail;
         if ((status = phase_mark(&timer, 3)) != GMM_OK) goto fail;
     } else {
         int per = c->type == GMM_COV_DIAG ? d : 1;
+        if (c->bayes && (status = cuda_bayes_posterior(c)) != GMM_OK) goto fail;
         if ((status = phase_mark(&timer, 2)) != GMM_OK) goto fail;
         diag_prec_kernel<<<(K + 127) / 128, 128>>>(c->d_cov, K, per, c->d_prec, c->d_info);
         GMM_LAUNCH_CHECK("diag_prec_kernel");
@@ -428,6 +431,7 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     if ((status = phase_mark(&timer, 4)) != GMM_OK) goto fail;
     GMM_CUDA_CHECK(cudaMemcpy(c->h_nk, c->d_nk, sizeof(double) * K, cudaMemcpyDeviceToHost));
     if (report && report->nk) memcpy(report->nk, c->h_nk, sizeof(double) * K);
+    if (c->bayes && report) report->lower_bound = cuda_bayes_lower_bound(c);
     for (int i = 0; timer.on && i < GMM_MSTEP_PHASES; i++) {
         float ms = 0;
         GMM_CUDA_CHECK(cudaEventElapsedTime(&ms, timer.ev[i], timer.ev[i + 1]));
