@@ -155,8 +155,8 @@ class GaussianMixture(*_BASES):
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None,
                  means_init=None, precisions_init=None, random_state=None, warm_start=False,
-                 verbose=0, verbose_interval=10, device="auto", precision="fp64", space="pixels", n_neighbors=15,
-                 embed_dims=10, min_dist=0.0, n_epochs=None):
+                 verbose=0, verbose_interval=10, device="auto", precision="fp64",
+                 space="pixels", n_neighbors=15, embed_dims=10, min_dist=0.0, n_epochs=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
