@@ -1,7 +1,34 @@
 """get_params / set_params / repr for GaussianMixture when scikit-learn is not installed (a small
-equivalent of sklearn.base.BaseEstimator: the parameters are the __init__ arguments)."""
+equivalent of sklearn.base.BaseEstimator: the parameters are the __init__ arguments), and
+available_if (as scikit-learn's): a method that exists only for some parameter values."""
 
+import functools
 import inspect
+
+
+class UnavailableMethodError(AttributeError, ValueError):
+    """A method this estimator has only for other parameter values (hasattr is False)."""
+
+
+class available_if:
+    """Decorator: the method exists only where check(self) is true; elsewhere reading it raises
+    UnavailableMethodError with message.format(getattr(self, param)), so hasattr() is False and
+    scikit-learn's estimator checks do not take the estimator for a transformer."""
+
+    def __init__(self, check, message, param):
+        self.check, self.message, self.param = check, message, param
+
+    def __call__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        return self
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        if not self.check(obj):
+            raise UnavailableMethodError(self.message.format(getattr(obj, self.param)))
+        return self.fn.__get__(obj, owner)
 
 
 class ParamsBase:

@@ -1,20 +1,24 @@
 """gmm.GaussianMixture: scikit-learn's GaussianMixture interface over libgmm (CPU or CUDA GPU).
 
-Arrays go to the library without a copy when they are already C-contiguous float64, float32 or
+X is validated as scikit-learn validates it (_validation.py: the same exceptions and messages);
+arrays go to the library without a copy when they are already C-contiguous float64, float32 or
 uint8 (the library converts them to float64 itself); other numeric arrays are converted to
-float64 here. Errors from the library carry its sentence; bad input is a ValueError.
+float64 once. Errors from the library carry its sentence; bad parameters are a ValueError.
 """
 
 import ctypes
 import numbers
 import os
 import tempfile
+import time
 import warnings
 
 import numpy as np
 
 from . import _lib
 from ._lib import lib
+from ._params import available_if
+from ._validation import check_n_samples, validate_data
 
 try:  # scikit-learn is optional: with it the estimator joins Pipeline and GridSearchCV
     from sklearn.base import BaseEstimator as _Base, DensityMixin as _Density
@@ -57,44 +61,6 @@ def _check(code):
     raise (GMMValueError if code in _VALUE_CODES else GMMError)(message, code)
 
 
-_DTYPES = {np.dtype(np.float64): _lib.DTYPE_FLOAT64, np.dtype(np.float32): _lib.DTYPE_FLOAT32,
-           np.dtype(np.uint8): _lib.DTYPE_UINT8}
-
-
-def _as_data(X, name="X"):
-    """(array, dtype code): a 2-D C-contiguous float64/float32/uint8 array, X itself when it is
-    one already."""
-    if isinstance(X, np.ndarray):
-        arr = X
-    else:
-        try:
-            arr = np.asarray(X)
-        except Exception as e:
-            raise ValueError(f"{name} could not be read as an array: {e}") from None
-    if arr.ndim != 2:
-        raise ValueError(f"Expected a 2-D array for {name} (n_samples, n_features), got an array "
-                         f"with {arr.ndim} dimension(s) of shape {arr.shape}; reshape it, e.g. "
-                         f"with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a "
-                         f"single sample.")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} of shape {arr.shape} is empty: at least 1 sample and 1 feature "
-                         f"are required.")
-    if arr.dtype not in _DTYPES:
-        if arr.dtype.kind in "biuf":
-            arr = arr.astype(np.float64)
-        elif arr.dtype.kind == "c":
-            raise ValueError(f"{name} has complex dtype {arr.dtype}; Gaussian mixtures need real "
-                             f"numbers.")
-        else:
-            try:
-                arr = arr.astype(np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name} has dtype {arr.dtype} which cannot be converted to "
-                                 f"float64.") from None
-    arr = np.ascontiguousarray(arr)  # no copy when already C-contiguous
-    return arr, _DTYPES[arr.dtype]
-
-
 def _data_args(arr, code):
     return (arr.ctypes.data_as(ctypes.c_void_p), arr.shape[0], arr.shape[1], code, 1.0)
 
@@ -113,6 +79,56 @@ class _Handle:
         if self.ptr and lib is not None:
             lib.gmm_mixture_free(self.ptr)
             self.ptr = None
+
+
+class _VerbosePrinter:
+    """scikit-learn's verbose lines (sklearn/mixture/_base.py, _print_verbose_msg_*) from the
+    library's progress callback, which runs after every EM iteration: "Initialization i" before
+    a run's first line, "  Iteration n" every verbose_interval iterations (verbose >= 2: with the
+    time since the last such line and the lower bound's change) and "Initialization converged:
+    ..." after its last iteration (printed when the next run starts, or by finish). The times
+    are wall-clock from the fit's start, so the first includes the initialisation, as
+    scikit-learn's; "converged" is scikit-learn's converged_ at that point: any run so far."""
+
+    def __init__(self, verbose, interval, tol, previous_lower_bound=None):
+        self.verbose, self.interval, self.tol = verbose, interval, tol
+        self.previous_lower_bound = previous_lower_bound  # a warm start's, else None
+        self.converged = False
+        self.run_open = False
+        self.init_start = self.line_time = self.last_time = time.perf_counter()
+        self.lower_bound = None
+        self.callback = _lib.PROGRESS(self._report)
+
+    def _report(self, user, init_index, iteration, lower_bound, change, seconds):
+        now = time.perf_counter()
+        if iteration == 1:
+            self.finish()
+            print(f"Initialization {init_index}")
+            self.run_open = True
+            self.init_start = self.line_time = self.last_time  # the previous run's end
+            if self.previous_lower_bound is not None:  # scikit-learn starts from lower_bound_
+                change = lower_bound - self.previous_lower_bound
+        self.last_time, self.lower_bound = now, lower_bound
+        if abs(change) < self.tol:
+            self.converged = True
+        if iteration % self.interval == 0:
+            if self.verbose == 1:
+                print(f"  Iteration {iteration}")
+            else:
+                print(f"  Iteration {iteration}\t time lapse {now - self.line_time:.5f}s\t "
+                      f"ll change {change:.5f}")
+                self.line_time = now
+
+    def finish(self):
+        """The last line of the run that is open, if one is."""
+        if not self.run_open:
+            return
+        self.run_open = False
+        if self.verbose == 1:
+            print(f"Initialization converged: {self.converged}")
+        else:
+            print(f"Initialization converged: {self.converged}\t time lapse "
+                  f"{self.last_time - self.init_start:.5f}s\t ll {self.lower_bound:.5f}")
 
 
 def _precisions_shape(cov_type, k, d):
@@ -139,8 +155,8 @@ class GaussianMixture(*_BASES):
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None,
                  means_init=None, precisions_init=None, random_state=None, warm_start=False,
-                 verbose=0, device="auto", precision="fp64", space="pixels", n_neighbors=15,
-                 embed_dims=10, min_dist=0.0, n_epochs=None):
+                 verbose=0, verbose_interval=10, device="auto", precision="fp64",
+                 space="pixels", n_neighbors=15, embed_dims=10, min_dist=0.0, n_epochs=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -154,6 +170,7 @@ class GaussianMixture(*_BASES):
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.verbose_interval = verbose_interval
         self.device = device
         self.precision = precision
         self.space = space
@@ -198,6 +215,7 @@ class GaussianMixture(*_BASES):
         integer("max_iter", 1)
         integer("n_init", 1)
         integer("verbose", 0)
+        integer("verbose_interval", 1)
         real("tol")
         real("reg_covar")
         integer("n_neighbors", 2, 128)
@@ -213,9 +231,7 @@ class GaussianMixture(*_BASES):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be one of "
                                  f"{', '.join(allowed)}.")
-        if n_samples < self.n_components:
-            raise ValueError(f"Expected n_samples >= n_components but got n_components = "
-                             f"{self.n_components}, n_samples = {n_samples}.")
+        check_n_samples(n_samples, self.n_components)
         # the mixture's dimension: the embedding's in a umap space
         k, d = self.n_components, (self.embed_dims if self.space == "umap" else n_features)
         shapes = {"weights_init": (k,), "means_init": (k, d),
@@ -275,27 +291,29 @@ class GaussianMixture(*_BASES):
     # ---- fitting -----------------------------------------------------------------------
     def fit(self, X, y=None):
         """Fits the mixture to X (n_samples, n_features) with EM; returns self."""
-        arr, code = _as_data(X)
+        arr, code = validate_data(self, X, reset=True)
         arrays = self._check_params(*arr.shape)
         params = self._make_params(arrays, arr.shape[1])
         try:
             start = getattr(self, "_model", None) if self.warm_start else None
             if start is not None:
-                if (self.n_features_in_ != arr.shape[1] or
+                if (lib.gmm_mixture_input_dim(start.ptr) != arr.shape[1] or
                         self.means_.shape[0] != self.n_components or
                         self._fitted_covariance_type != self.covariance_type):
                     raise ValueError("warm_start=True needs the same n_components, "
                                      "covariance_type and number of features as the previous "
                                      "fit.")
                 _check(lib.gmm_params_set_start(params, start.ptr))
-            progress = self._progress_printer()
-            if progress is not None:
-                _check(lib.gmm_params_set_progress(params, ctypes.cast(progress, ctypes.c_void_p),
-                                                   None))
+            printer = self._progress_printer(start)
+            if printer is not None:
+                _check(lib.gmm_params_set_progress(
+                    params, ctypes.cast(printer.callback, ctypes.c_void_p), None))
             out = ctypes.c_void_p()
             _check(lib.gmm_mixture_fit(params, *_data_args(arr, code), ctypes.byref(out)))
         finally:
             lib.gmm_params_free(params)
+        if printer is not None:
+            printer.finish()
         self._adopt(_Handle(out.value))
         if not self.converged_:
             warnings.warn(f"Best performing initialization did not converge after {self.n_iter_} "
@@ -303,21 +321,14 @@ class GaussianMixture(*_BASES):
                           f"tol, or check for degenerate data.", ConvergenceWarning)
         return self
 
-    def _progress_printer(self):
-        """verbose >= 1: scikit-learn's lines (every iteration at verbose >= 2, else every
-        10th); None otherwise. Kept alive by the caller through the fit."""
+    def _progress_printer(self, start=None):
+        """verbose >= 1: a _VerbosePrinter (its callback kept alive by the caller through the
+        fit); None otherwise. start: the warm start's model, whose lower bound the first
+        iteration's change is taken from, as scikit-learn's."""
         if not self.verbose:
             return None
-        every = 1 if self.verbose >= 2 else 10
-
-        def report(user, init_index, iteration, lower_bound, change, seconds):
-            if iteration == 1:
-                print(f"Initialization {init_index}")
-            if iteration % every == 0:
-                print(f"  Iteration {iteration}\t time lapse {seconds:.5f}s\t ll change "
-                      f"{change:.5f}", flush=True)
-
-        return _lib.PROGRESS(report)
+        previous = self.lower_bound_ if start is not None else None
+        return _VerbosePrinter(self.verbose, self.verbose_interval, self.tol, previous)
 
     def fit_predict(self, X, y=None):
         """fit(X), then the component of each sample (as scikit-learn, the labels of a final
@@ -362,16 +373,15 @@ class GaussianMixture(*_BASES):
             self.__dict__.pop("embedding_", None)
 
     # ---- scoring -----------------------------------------------------------------------
+    def __sklearn_is_fitted__(self):
+        return getattr(self, "_model", None) is not None
+
     def _fitted_data(self, X):
         if getattr(self, "_model", None) is None:
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. Call "
                                  f"'fit' with appropriate arguments before using this "
                                  f"estimator.")
-        arr, code = _as_data(X)
-        if arr.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {arr.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input.")
-        return arr, code
+        return validate_data(self, X, reset=False)
 
     def _score_samples(self, X, want_ll=False, want_proba=False, want_labels=False):
         arr, code = self._fitted_data(X)
@@ -401,9 +411,14 @@ class GaussianMixture(*_BASES):
         """The mean log-likelihood of the samples."""
         return float(np.mean(self.score_samples(X)))
 
+    @available_if(lambda self: self.space == "umap",
+                  "transform needs a model fitted with space='umap'; this one has space={!r}.",
+                  "space")
     def transform(self, X):
         """For a model fitted with space="umap": X's places in the embedding (umap-learn's
-        transform), shape (n_samples, embed_dims), the coordinates the mixture scores."""
+        transform), shape (n_samples, embed_dims), the coordinates the mixture scores. Only
+        there: with space="pixels" the estimator has no transform (hasattr is False), as
+        scikit-learn's GaussianMixture has none."""
         arr, code = self._fitted_data(X)
         if self._fitted_space != "umap":
             raise ValueError(f"transform needs a model fitted with space='umap'; this one was "

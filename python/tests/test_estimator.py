@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import gmm
-from gmm.mixture import _as_data
+from gmm._validation import validate_data
 from conftest import blobs
 
 
@@ -98,16 +98,19 @@ def test_sample_shapes_and_grouping():
     np.testing.assert_array_equal(S, S2)  # random_state=0: the same draws again
 
 
-def test_contiguous_arrays_are_not_copied():
+@pytest.mark.parametrize("reset", [True, False])  # fit's check and the scoring methods'
+def test_contiguous_arrays_are_not_copied(reset):
+    est = gmm.GaussianMixture(2)
+    est.n_features_in_ = 3
     for dtype in (np.float64, np.float32, np.uint8):
         a = np.ones((5, 3), dtype=dtype)
-        arr, _ = _as_data(a)
+        arr, _ = validate_data(est, a, reset=reset)
         assert arr is a
     b = np.ones((5, 3), dtype=np.int16)  # converted once to float64
-    arr, _ = _as_data(b)
+    arr, _ = validate_data(est, b, reset=reset)
     assert arr.dtype == np.float64 and np.shares_memory(arr, b) is False
     f = np.asfortranarray(np.ones((5, 3)))
-    assert _as_data(f)[0].flags.c_contiguous
+    assert validate_data(est, f, reset=reset)[0].flags.c_contiguous
 
 
 def test_library_errors_name_component_and_reg_covar():
@@ -128,14 +131,3 @@ def test_fitted_attributes_shapes():
         assert est.weights_.shape == (3,) and est.means_.shape == (3, 4)
         np.testing.assert_allclose(est.weights_.sum(), 1.0, rtol=1e-12)
         assert est.predict_proba(X).shape == (200, 3)
-
-
-def test_verbose_prints_each_iteration(capsys):
-    X, _ = blobs()
-    est = gmm.GaussianMixture(3, random_state=0, verbose=2, tol=0.0, max_iter=4)
-    with pytest.warns(Warning):  # tol=0: not converged after max_iter
-        est.fit(X)
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "Initialization 0"
-    assert [line.split()[1] for line in lines[1:]] == ["1", "2", "3", "4"]
-    assert est.n_iter_ == 4 and not est.converged_
