@@ -28,6 +28,7 @@ typedef struct {
     const char *bic_png;        /* --bic-png: BIC and AIC against K ("" none) */
     const char *json_path;      /* --json FILE, or NULL */
     int gpus;                   /* --gpus: 0 not given (one GPU), -1 all, else N */
+    gmm_bayes_options bayes;    /* --bayesian's priors (opt.bayes points here when given) */
 } gmm_train_args;
 
 /* gmm-train's exit code after an interrupt (SIGINT, SIGTERM). */

@@ -27,6 +27,15 @@ static void usage(FILE *out)
             "                         lower bound, BIC, AIC, test-split log-likelihood, time)\n"
             "                         and keep the K with the lowest BIC\n"
             "  --select C             bic (default) or aic: what -k A:B chooses by\n"
+            "  --bayesian             a variational (Bayesian) mixture, scikit-learn's\n"
+            "                         BayesianGaussianMixture: -k is then an upper bound, the\n"
+            "                         components the data does not need keep a weight near 0\n"
+            "                         and the summary says how many keep weight\n"
+            "  --weight-prior P       --bayesian: dirichlet_process (default: a stick-breaking\n"
+            "                         prior that switches surplus components off) or\n"
+            "                         dirichlet_distribution\n"
+            "  --weight-concentration X  --bayesian: the weight prior's concentration (> 0;\n"
+            "                         default 1/K: smaller keeps fewer components)\n"
             "  --bic-png FILE         -k A:B: BIC and AIC against K (default bic.png; '' none)\n"
             "  --json FILE            a JSON summary: options, lower bound and time of every\n"
             "                         iteration, final scores, metrics, the K table, timings\n"
@@ -119,7 +128,8 @@ enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
        OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION, OPT_EMBED_DIMS,
-       OPT_MIN_DIST, OPT_EPOCHS, OPT_MAP };
+       OPT_MIN_DIST, OPT_EPOCHS, OPT_MAP, OPT_BAYESIAN, OPT_WEIGHT_PRIOR,
+       OPT_WEIGHT_CONCENTRATION };
 
 /* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
 static int parse_k_range(const char *text, gmm_k_range *range)
@@ -162,6 +172,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     int quiet = 0, k_given = 0, cov_given = 0, timings = 0, k_is_range = 0, gpus = 0;
     gmm_k_range k_range = {0};
     const char *bic_png = "bic.png", *json_path = NULL;
+    int bayesian = 0, weight_prior_given = 0;
+    gmm_bayes_options bayes = {0};
     static const struct option longopts[] = {
         {"n-components", required_argument, 0, 'k'}, {"covariance", required_argument, 0, OPT_COV},
         {"max-iter", required_argument, 0, OPT_MAX_ITER}, {"tol", required_argument, 0, OPT_TOL},
@@ -188,6 +200,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"device-memory", required_argument, 0, OPT_DEVICE_MEMORY},
         {"select", required_argument, 0, OPT_SELECT},
         {"bic-png", required_argument, 0, OPT_BIC_PNG}, {"json", required_argument, 0, OPT_JSON},
+        {"bayesian", no_argument, 0, OPT_BAYESIAN},
+        {"weight-prior", required_argument, 0, OPT_WEIGHT_PRIOR},
+        {"weight-concentration", required_argument, 0, OPT_WEIGHT_CONCENTRATION},
         {"version", no_argument, 0, OPT_VERSION}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     opterr = 0;
     int c;
@@ -208,6 +223,19 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                 return cli_error("--select must be bic or aic, got '%s'", optarg);
             break;
         case OPT_BIC_PNG: bic_png = optarg; break;
+        case OPT_BAYESIAN: bayesian = 1; break;
+        case OPT_WEIGHT_PRIOR:
+            if (gmm_weight_prior_parse(optarg, &bayes.weight_prior_type))
+                return cli_error("--weight-prior must be dirichlet_process or "
+                                 "dirichlet_distribution, got '%s'", optarg);
+            weight_prior_given = 1;
+            break;
+        case OPT_WEIGHT_CONCENTRATION:
+            if (cli_parse_double_range("--weight-concentration", optarg, 1e-300, 1e300,
+                                       &bayes.weight_concentration_prior))
+                return 1;
+            weight_prior_given = 1;
+            break;
         case OPT_JSON:
             if (!*optarg) return cli_error("--json needs a file name");
             json_path = optarg;
@@ -371,6 +399,13 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (k_is_range) opt.n_components = k_range.k_first;
     if (gpus != 0 && opt.device == GMM_DEVICE_CPU)
         return cli_error("--gpus and --device cpu contradict each other");
+    if (weight_prior_given && !bayesian)
+        return cli_error("--weight-prior and --weight-concentration belong to --bayesian");
+    if (bayesian && k_is_range)
+        return cli_error("--bayesian chooses the number of components itself: -k %d is its "
+                         "upper bound, not a range", k_range.k_last);
+    if (bayesian && gpus != 0)
+        return cli_error("--bayesian runs on one GPU or the CPU, not over --gpus");
     gmm_options_plug_fitted_init(&opt);
     *args = (gmm_train_args){.gpus = gpus, .opt = opt, .output = output, .png = png,
                              .images_dir = images_dir,
@@ -383,6 +418,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                              .embed_dims = (int)embed_dims, .min_dist = min_dist,
                              .epochs = (int)epochs, .map_path = umap ? (map_path ? map_path : "map.png") : "",
                              .k_is_range = k_is_range, .k_range = k_range, .bic_png = bic_png,
-                             .json_path = json_path};
+                             .json_path = json_path, .bayes = bayes};
+    if (bayesian) args->opt.bayes = &args->bayes; /* the options point into args */
     return -1;
 }
