@@ -65,7 +65,7 @@ import numpy as np
 import gmm
 site = sys.argv[1]
 assert os.path.realpath(gmm.library_path).startswith(os.path.realpath(site)), gmm.library_path
-assert gmm.__version__ == importlib.metadata.version("libgmm"), (gmm.__version__,)
+assert gmm.__version__ == importlib.metadata.version("libgmm"), (gmm.__version__, importlib.metadata.version("libgmm"))
 rng = np.random.RandomState(3)
 a, b = rng.randn(300, 3), rng.randn(200, 3) + 12.0
 X = np.vstack([a, b])
