@@ -65,7 +65,8 @@ import numpy as np
 import gmm
 site = sys.argv[1]
 assert os.path.realpath(gmm.library_path).startswith(os.path.realpath(site)), gmm.library_path
-assert gmm.__version__ == importlib.metadata.version("libgmm"), (gmm.__version__, importlib.metadata.version("libgmm"))
+dist_version = importlib.metadata.version("libgmm")
+assert gmm.__version__ == dist_version, (gmm.__version__, dist_version)
 rng = np.random.RandomState(3)
 a, b = rng.randn(300, 3), rng.randn(200, 3) + 12.0
 X = np.vstack([a, b])
