@@ -400,37 +400,6 @@ python-test: $(SHARED_LIB)
 	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
 	else echo "python-test: SKIPPED: numpy or pytest missing for $(PYTHON) (make deps installs them)"; fi
 
-# ---- the Python package (python/: distribution libgmm, import gmm) ------------------------------
-# python-wheel: $(BUILD)/python/libgmm-<version>-py3-none-<platform>.whl, the package with copies of
-# libgmm.so.1 and, when it was built, the CUDA backend library, by python/gmm_build.py (the
-# package's build backend, standard library only: no pip, no network). install-python unpacks it
-# where $(PYTHON) imports from under PREFIX: Debian's $(PREFIX)/lib/python3.X/dist-packages for
-# /usr/local, the user's site folder for PREFIX=$$HOME/.local, else $(PREFIX)/lib/python3.X/
-# site-packages; PYTHON_SITEDIR= names the folder instead, DESTDIR= stages. `make install
-# WITH_PYTHON=1` installs it too. python-install-test: tests/check_python_install.sh (pip builds
-# the wheel offline, installs it into a fresh venv, gmm imported outside the tree fits a mixture).
-PYTHON_WHEEL_DIR := $(BUILD)/python
-PYTHON_INSTALL_ARGS = --prefix $(PREFIX) $(if $(DESTDIR),--destdir $(DESTDIR)) \
-  $(if $(PYTHON_SITEDIR),--site-dir $(PYTHON_SITEDIR))
-.PHONY: python-wheel install-python uninstall-python python-install-test
-python-wheel: $(SHARED_LIB) $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
-	@rm -f $(PYTHON_WHEEL_DIR)/libgmm-*.whl
-	$(PYTHON) python/gmm_build.py wheel --library $(BUILD)/libgmm.so.$(SO_MAJOR) --out $(PYTHON_WHEEL_DIR)
-
-install-python: python-wheel
-	$(PYTHON) python/gmm_build.py install $(PYTHON_WHEEL_DIR)/libgmm-*.whl $(PYTHON_INSTALL_ARGS)
-
-uninstall-python:
-	$(PYTHON) python/gmm_build.py uninstall $(PYTHON_INSTALL_ARGS)
-
-ifeq ($(WITH_PYTHON),1)
-install: install-python
-uninstall: uninstall-python
-endif
-
-python-install-test: $(SHARED_LIB) $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
-	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/check_python_install.sh
-
 # ---- the installed static library: only gmm/gmm.h's names global ---------------------------
 # libgmm.a is one relocatable object of the whole core (ld -r) in which every name but those
 # models/api/api.map exports from libgmm.so is made local, so a program that links it may have its
@@ -527,5 +496,37 @@ run-tests: check-symbols $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
 check-symbols: $(LIB) $(PROGRAMS) $(if $(filter 1,$(SANITIZE) $(FUZZ)),,$(SHARED_LIB)) \
                $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
 	BUILD=$(BUILD) BIN=$(BIN) tests/check_symbols.sh
+
+# ---- the Python package (python/: distribution libgmm, import gmm) ---------------------------
+# (after the CUDA backend's rules, whose CUDA_LIB the prerequisites name)
+# python-wheel: $(BUILD)/python/libgmm-<version>-py3-none-<platform>.whl, the package with copies of
+# libgmm.so.1 and, when it was built, the CUDA backend library, by python/gmm_build.py (the
+# package's build backend, standard library only: no pip, no network). install-python unpacks it
+# where $(PYTHON) imports from under PREFIX: Debian's $(PREFIX)/lib/python3.X/dist-packages for
+# /usr/local, the user's site folder for PREFIX=$$HOME/.local, else $(PREFIX)/lib/python3.X/
+# site-packages; PYTHON_SITEDIR= names the folder instead, DESTDIR= stages. `make install
+# WITH_PYTHON=1` installs it too. python-install-test: tests/check_python_install.sh (pip builds
+# the wheel offline, installs it into a fresh venv, gmm imported outside the tree fits a mixture).
+PYTHON_WHEEL_DIR := $(BUILD)/python
+PYTHON_INSTALL_ARGS = --prefix $(PREFIX) $(if $(DESTDIR),--destdir $(DESTDIR)) \
+  $(if $(PYTHON_SITEDIR),--site-dir $(PYTHON_SITEDIR))
+.PHONY: python-wheel install-python uninstall-python python-install-test
+python-wheel: $(SHARED_LIB) $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+	@rm -f $(PYTHON_WHEEL_DIR)/libgmm-*.whl
+	$(PYTHON) python/gmm_build.py wheel --library $(BUILD)/libgmm.so.$(SO_MAJOR) --out $(PYTHON_WHEEL_DIR)
+
+install-python: python-wheel
+	$(PYTHON) python/gmm_build.py install $(PYTHON_WHEEL_DIR)/libgmm-*.whl $(PYTHON_INSTALL_ARGS)
+
+uninstall-python:
+	$(PYTHON) python/gmm_build.py uninstall $(PYTHON_INSTALL_ARGS)
+
+ifeq ($(WITH_PYTHON),1)
+install: install-python
+uninstall: uninstall-python
+endif
+
+python-install-test: $(SHARED_LIB) $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/check_python_install.sh
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
