@@ -18,7 +18,7 @@ fail() { say "FAIL: $*"; exit 1; }
 
 [ -e "$LIB" ] || fail "$LIB is missing (make lib)"
 if ! "$PYTHON" -c 'import numpy' 2>/dev/null; then
-  say "SKIPPED: $PYTHON has no numpy (apt-get install python3-numpy)"; exit 0
+  say "SKIPPED: $PYTHON has no numpy (for Debian's python3: apt-get install python3-numpy)"; exit 0
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
