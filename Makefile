@@ -17,6 +17,8 @@
 #   make lib          build/libgmm.so.1.0.0 (PIC objects in build/pic/), build/libgmm.a and, with
 #                     CUDA, build/libgmm-cuda.so.1.0.0 (the CUDA backend, loaded at run time)
 #   make python-test  the Python module's pytest suites (python/tests/) against build/libgmm.so
+#   make python-wheel, make install-python PREFIX=... [DESTDIR=], make uninstall-python
+#                     the Python package's wheel (build/python/), installed where python3 imports
 #
 # Every .c file under data/ models/ linalg/ kernels/ (subfolders too) is the CPU core: one static
 # library for the programs and tests (build/libgmm-internal.a) and the installed libgmm.so and
@@ -273,8 +275,9 @@ endif
 ifeq ($(filter 1,$(SANITIZE) $(FUZZ)),)
 	@$(MAKE) --no-print-directory example-test
 	@$(MAKE) --no-print-directory python-test
+	@$(MAKE) --no-print-directory python-install-test
 else
-	@echo "example-test, python-test: skipped under SANITIZE=1 (the sanitizer runtime cannot be loaded into python)"
+	@echo "example-test, python-test, python-install-test: skipped under SANITIZE=1 (the sanitizer runtime cannot be loaded into python)"
 endif
 
 # Every crash regression and seed-corpus file through its harness, without libFuzzer.
@@ -311,7 +314,7 @@ clean:
 	rm -rf build build-sanitize build-fuzz bin
 
 help:
-	@sed -n '2,19p' Makefile
+	@sed -n '2,21p' Makefile
 
 # ---- the installed library ----------------------------------------------------------------
 # libgmm.so.1 -> libgmm.so.1.0.0 from position-independent copies of the core's objects
@@ -493,5 +496,37 @@ run-tests: check-symbols $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
 check-symbols: $(LIB) $(PROGRAMS) $(if $(filter 1,$(SANITIZE) $(FUZZ)),,$(SHARED_LIB)) \
                $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
 	BUILD=$(BUILD) BIN=$(BIN) tests/check_symbols.sh
+
+# ---- the Python package (python/: distribution libgmm, import gmm) ---------------------------
+# (after the CUDA backend's rules, whose CUDA_LIB the prerequisites name)
+# python-wheel: $(BUILD)/python/libgmm-<version>-py3-none-<platform>.whl, the package with copies of
+# libgmm.so.1 and, when it was built, the CUDA backend library, by python/gmm_build.py (the
+# package's build backend, standard library only: no pip, no network). install-python unpacks it
+# where $(PYTHON) imports from under PREFIX: Debian's $(PREFIX)/lib/python3.X/dist-packages for
+# /usr/local, the user's site folder for PREFIX=$$HOME/.local, else $(PREFIX)/lib/python3.X/
+# site-packages; PYTHON_SITEDIR= names the folder instead, DESTDIR= stages. `make install
+# WITH_PYTHON=1` installs it too. python-install-test: tests/check_python_install.sh (pip builds
+# the wheel offline, installs it into a fresh venv, gmm imported outside the tree fits a mixture).
+PYTHON_WHEEL_DIR := $(BUILD)/python
+PYTHON_INSTALL_ARGS = --prefix $(PREFIX) $(if $(DESTDIR),--destdir $(DESTDIR)) \
+  $(if $(PYTHON_SITEDIR),--site-dir $(PYTHON_SITEDIR))
+.PHONY: python-wheel install-python uninstall-python python-install-test
+python-wheel: $(SHARED_LIB) $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+	@rm -f $(PYTHON_WHEEL_DIR)/libgmm-*.whl
+	$(PYTHON) python/gmm_build.py wheel --library $(BUILD)/libgmm.so.$(SO_MAJOR) --out $(PYTHON_WHEEL_DIR)
+
+install-python: python-wheel
+	$(PYTHON) python/gmm_build.py install $(PYTHON_WHEEL_DIR)/libgmm-*.whl $(PYTHON_INSTALL_ARGS)
+
+uninstall-python:
+	$(PYTHON) python/gmm_build.py uninstall $(PYTHON_INSTALL_ARGS)
+
+ifeq ($(WITH_PYTHON),1)
+install: install-python
+uninstall: uninstall-python
+endif
+
+python-install-test: $(SHARED_LIB) $(if $(filter 1,$(CUDA)),$(CUDA_LIB))
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/check_python_install.sh
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

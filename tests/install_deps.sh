@@ -15,9 +15,10 @@ build=(build-essential pkg-config libopenblas-dev liblapacke-dev libpng-dev zlib
        libdeflate-dev curl ca-certificates)
 demo=("${build[@]}")
 # Check for the suites; numpy, scipy, scikit-learn and pytest for the Python module's tests and
-# the spectral suite's reference; Open MPI for the mpirun suite (and the programs' MPI build)
+# the spectral suite's reference; venv (with its pip) for the Python package's install test; Open
+# MPI for the mpirun suite (and the programs' MPI build)
 test=("${demo[@]}" check libsubunit-dev python3-numpy python3-scipy python3-sklearn python3-pytest
-      openmpi-bin libopenmpi-dev)
+      python3-venv openmpi-bin libopenmpi-dev)
 # CI also runs the libFuzzer harnesses (clang 14, Debian 12's, and its fuzzer runtime)
 ci=("${test[@]}" clang libclang-rt-14-dev)
 

@@ -2,8 +2,10 @@
 
 Where the library comes from, first match wins:
   1. the GMM_LIBRARY environment variable: the path of a libgmm.so (an error if it is not there);
-  2. the package's own copy, gmm/_libs/libgmm.so.1 (put there by `pip install ./python` from a
-     checkout where `make` has built build/libgmm.so.1);
+  2. the package's own copy, gmm/_libs/libgmm.so.1, which the wheel carries (python/gmm_build.py
+     copies build/libgmm.so.1 or $GMM_LIBRARY into it: `pip install ./python`, `make
+     install-python`), with the CUDA backend library beside it when that was built: libgmm opens
+     it from its own folder only when a GPU is asked for, so the package works without CUDA;
   3. the checkout's build directory, python/../build/libgmm.so.1 (running from the source tree);
   4. the system's loader: libgmm.so.1 in a directory it searches (`make install` into a prefix
      known to ldconfig, or LD_LIBRARY_PATH).
