@@ -272,8 +272,7 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
     double mean = sum / (double)n_total;
     printf("data: %s: N = %lld images of %d x %d, scored by %d ranks\n", ds.images_path,
            (long long)n_total, ds.rows, ds.cols, mpi->size);
-    printf("mean log-likelihood %.6f   BIC %.6g   AIC %.6g\n", mean,
-           gmm_bic(model, mean, n_total), gmm_aic(model, mean, n_total));
+    report_data_score(model, mean, n_total);
     if (all_truth && (rc = report_clustering(all_assign, model->n_components, all_truth, n_total)))
         goto done;
     if (!all_truth) printf("no labels found: clustering scores skipped\n");
@@ -427,8 +426,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < ds.n_samples; i++) mean += loglik[i];
     mean /= ds.n_samples;
     printf("data: %s: N = %d images of %d x %d\n", ds.images_path, ds.n_samples, ds.rows, ds.cols);
-    printf("mean log-likelihood %.6f   BIC %.6g   AIC %.6g\n", mean,
-           gmm_bic(&model, mean, ds.n_samples), gmm_aic(&model, mean, ds.n_samples));
+    report_data_score(&model, mean, ds.n_samples);
     if (ds.labels) {
         if ((rc = report_clustering(assign, K, ds.labels, ds.n_samples)) ||
             (rc = report_stored_matching(&model, assign, ds.labels, ds.n_samples)))

@@ -7,6 +7,7 @@
 
 #include "app/cli.h"
 #include "data/png_write.h"
+#include "models/bayes.h"
 #include "models/core/pixel_means.h"
 #include "models/eval/metrics.h"
 #include "models/features/pca.h"
@@ -78,13 +79,39 @@ int report_stored_matching(const gmm_model *model, const int *assignments, const
     return 0;
 }
 
+void report_data_score(const gmm_model *model, double mean, int64_t n_samples)
+{
+    if (model->bayes) /* a variational fit chose its components: no BIC or AIC */
+        printf("mean log p(x) under the posterior's expected parameters %.6f\n", mean);
+    else
+        printf("mean log-likelihood %.6f   BIC %.6g   AIC %.6g\n", mean,
+               gmm_bic(model, mean, n_samples), gmm_aic(model, mean, n_samples));
+}
+
 int report_training(const gmm_model *model, const gmm_fit_scores *scores, const uint8_t *labels)
 {
     double mean = scores->mean_log_likelihood;
     int64_t n_samples = scores->n_samples;
-    printf("training data: mean log-likelihood %.6f   BIC %.6g   AIC %.6g   (%lld parameters)\n",
-           mean, gmm_bic(model, mean, n_samples), gmm_aic(model, mean, n_samples),
-           (long long)gmm_n_parameters(model));
+    if (model->bayes) {
+        /* a variational fit: no BIC (it chose its components), what it kept instead */
+        int *holds = calloc((size_t)model->n_components, sizeof(int)), with_images = 0;
+        if (!holds) return cli_error("out of memory");
+        for (int64_t i = 0; i < n_samples; i++) holds[scores->labels[i]] = 1;
+        for (int k = 0; k < model->n_components; k++) with_images += holds[k];
+        free(holds);
+        printf("variational fit (%s weight prior, concentration %g): %d of %d components keep "
+               "weight (> %g%%), %d hold training images; lower bound %.6f\n",
+               gmm_weight_prior_name(model->bayes->weight_prior_type),
+               model->bayes->weight_concentration_prior,
+               gmm_bayes_components_kept(model, GMM_BAYES_KEPT_WEIGHT), model->n_components,
+               100 * GMM_BAYES_KEPT_WEIGHT, with_images, model->lower_bound);
+        printf("training data: mean log p(x) under the posterior's expected parameters %.6f\n",
+               mean);
+    } else {
+        printf("training data: mean log-likelihood %.6f   BIC %.6g   AIC %.6g   (%lld "
+               "parameters)\n", mean, gmm_bic(model, mean, n_samples),
+               gmm_aic(model, mean, n_samples), (long long)gmm_n_parameters(model));
+    }
     const gmm_projection *p = gmm_space_pca(model->space);
     if (p)
         printf("pca: the %d axes of %d explain %.2f%% of the variance%s\n", p->n_axes,

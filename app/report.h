@@ -9,9 +9,12 @@
 #include "models/core/em.h"
 #include "models/core/score.h"
 
-/* Prints the training scores that the fit handed on (mean log-likelihood, BIC, AIC) and, when
- * labels is not NULL, the clustering metrics of the model's assignments. Returns an exit code
- * (0 = ok). */
+/* The data's mean log-likelihood with BIC and AIC (with a variational model's words instead). */
+void report_data_score(const gmm_model *model, double mean, int64_t n_samples);
+
+/* Prints the training scores that the fit handed on (mean log-likelihood, BIC, AIC; for a
+ * variational model the components it kept) and, when labels is not NULL, the clustering
+ * metrics of the model's assignments. Returns an exit code (0 = ok). */
 int report_training(const gmm_model *model, const gmm_fit_scores *scores, const uint8_t *labels);
 
 /* Prints accuracy, NMI, ARI and the confusion matrix of assignments against labels. Returns an

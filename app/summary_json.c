@@ -7,6 +7,7 @@
 
 #include "app/cli.h"
 #include "app/json.h"
+#include "models/bayes.h"
 #include "models/eval/metrics.h"
 #include "models/fit/select_k.h"
 #include "models/features/pca.h"
@@ -110,6 +111,7 @@ static int write_clustering(json_writer *w, const int *assign, int K, const uint
 static void write_scores(json_writer *w, const gmm_model *model, double mean, int64_t n)
 {
     json_number(w, "mean_log_likelihood", mean);
+    if (model->bayes) return; /* a variational fit chose its components: no BIC or AIC */
     json_number(w, "bic", gmm_bic(model, mean, n));
     json_number(w, "aic", gmm_aic(model, mean, n));
     json_int(w, "n_parameters", gmm_n_parameters(model));
@@ -166,6 +168,7 @@ static void write_train_options(json_writer *w, const train_summary *s)
     json_number(w, "tol", o->tol);
     json_number(w, "reg_covar", o->reg_covar);
     json_int(w, "max_iter", o->max_iter);
+    json_bool(w, "bayesian", o->bayes != NULL);
     json_int(w, "n_init", o->n_init);
     json_string(w, "init", a->init_from ? "from a model" : gmm_init_name(o->init));
     json_string(w, "init_from", a->init_from);
@@ -227,6 +230,14 @@ int train_json_write(const char *path, const train_summary *s)
     json_begin_array(&w, "weights");
     for (int k = 0; k < m->n_components; k++) json_number(&w, NULL, m->weights[k]);
     json_end_array(&w);
+    if (m->bayes) { /* a variational fit: how many components it kept */
+        json_begin_object(&w, "bayesian");
+        json_string(&w, "weight_prior", gmm_weight_prior_name(m->bayes->weight_prior_type));
+        json_number(&w, "weight_concentration_prior", m->bayes->weight_concentration_prior);
+        json_number(&w, "kept_weight_threshold", GMM_BAYES_KEPT_WEIGHT);
+        json_int(&w, "components_kept", gmm_bayes_components_kept(m, GMM_BAYES_KEPT_WEIGHT));
+        json_end_object(&w);
+    }
     json_end_object(&w);
     int rc = write_clustering(&w, s->scores->labels, m->n_components, s->ds->labels, n);
     if (s->k_table) write_k_table(&w, s->k_table, s->args->k_range.criterion);

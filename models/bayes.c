@@ -188,7 +188,15 @@ gmm_status gmm_bayes_from_model(gmm_bayes *b, const gmm_model *m)
     return GMM_OK;
 }
 
-gmm_status gmm_bayes_check_prior(const gmm_bayes *b, gmm_cov_type type, int d)
+int gmm_bayes_components_kept(const gmm_model *m, double threshold)
+{
+    int kept = 0;
+    for (int k = 0; k < m->n_components; k++) kept += m->weights[k] > threshold;
+    return kept;
+}
+
+gmm_status gmm_bayes_check_prior(const gmm_bayes *b, gmm_cov_type type, int d,
+                                 bool covariance_given)
 {
     if (!(b->weight_concentration_prior > 0) || !isfinite(b->weight_concentration_prior))
         return gmm_error(GMM_ERR_ARG, "weight_concentration_prior=%g must be > 0",
@@ -205,6 +213,9 @@ gmm_status gmm_bayes_check_prior(const gmm_bayes *b, gmm_cov_type type, int d)
                              b->mean_prior[j]);
     size_t n = gmm_bayes_prior_cov_size(type, d);
     const double *P = b->covariance_prior;
+    /* scikit-learn checks a given one only: the data's is positive semi-definite (constant
+     * pixels), and the M-step's covariances with reg_covar are positive definite all the same */
+    if (!covariance_given) return GMM_OK;
     for (size_t i = 0; i < n; i++)
         if (!isfinite(P[i]))
             return gmm_error(GMM_ERR_ARG, "covariance_prior[%zu] is %g: it must be finite", i,

@@ -8,6 +8,8 @@
 #ifndef GMM_BAYES_H
 #define GMM_BAYES_H
 
+#include <stdbool.h>
+
 #include "models/model.h"
 
 #ifdef __cplusplus
@@ -45,10 +47,17 @@ gmm_status gmm_bayes_new_from_prior(gmm_bayes **out, const gmm_bayes *prior, gmm
 gmm_status gmm_bayes_to_model(const gmm_bayes *b, gmm_model *model);
 gmm_status gmm_bayes_from_model(gmm_bayes *b, const gmm_model *model);
 
+/* The components whose expected weight is above threshold (the summary's "keep weight"). */
+int gmm_bayes_components_kept(const gmm_model *model, double threshold);
+/* The threshold gmm-train's summary and JSON count by: 1% of the data. */
+#define GMM_BAYES_KEPT_WEIGHT 0.01
+
 /* Checks the priors (GMM_ERR_ARG naming the one that is wrong): concentration and mean
- * precision > 0, degrees of freedom > dim - 1, finite mean prior, covariance prior symmetric
- * positive definite (full, tied) or positive (diag, spherical). */
-gmm_status gmm_bayes_check_prior(const gmm_bayes *b, gmm_cov_type type, int dim);
+ * precision > 0, degrees of freedom > dim - 1, finite mean prior, and a given covariance prior
+ * (covariance_given) symmetric positive definite (full, tied) or positive (diag, spherical), as
+ * scikit-learn checks them. */
+gmm_status gmm_bayes_check_prior(const gmm_bayes *b, gmm_cov_type type, int dim,
+                                 bool covariance_given);
 
 #ifdef __cplusplus
 }

@@ -119,7 +119,8 @@ gmm_status gmm_bayes_prior_for_data(const gmm_options *o, const gmm_data_view *d
     if (given->covariance_prior)
         memcpy(b->covariance_prior, given->covariance_prior,
                sizeof(double) * gmm_bayes_prior_cov_size(type, d));
-    if ((status = gmm_bayes_check_prior(b, type, d)) != GMM_OK) goto fail;
+    if ((status = gmm_bayes_check_prior(b, type, d, given->covariance_prior != NULL)) != GMM_OK)
+        goto fail;
     *prior = b;
     return GMM_OK;
 fail:
