@@ -24,10 +24,12 @@ static void usage(FILE *out)
             "  -k, --n-components K   number of components (default 10)\n"
             "  -k A:B[:STEP]          fit every K from A to B (step STEP, default 1), each with\n"
             "                         --n-init initialisations; print a table (K, iterations,\n"
-            "                         lower bound, BIC, AIC, test-split log-likelihood, time)\n"
-            "                         and keep the K with the lowest BIC\n"
-            "  --select C             bic (default) or aic: what -k A:B chooses by\n"
-            "  --bic-png FILE         -k A:B: BIC and AIC against K (default bic.png; '' none)\n"
+            "                         lower bound, BIC, AIC, ICL, test-split log-likelihood,\n"
+            "                         time) and keep the K with the lowest BIC\n"
+            "  --select C             bic (default), aic or icl (BIC + 2 x the entropy of the\n"
+            "                         responsibilities): what -k A:B chooses by\n"
+            "  --bic-png FILE         -k A:B: BIC, AIC and ICL against K (default bic.png;\n"
+            "                         '' none)\n"
             "  --json FILE            a JSON summary: options, lower bound and time of every\n"
             "                         iteration, final scores, metrics, the K table, timings\n"
             "  --covariance T         full (default), tied, diag, spherical\n"
@@ -205,7 +207,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             break;
         case OPT_SELECT:
             if (gmm_k_criterion_parse(optarg, &k_range.criterion))
-                return cli_error("--select must be bic or aic, got '%s'", optarg);
+                return cli_error("--select must be bic, aic or icl, got '%s'", optarg);
             break;
         case OPT_BIC_PNG: bic_png = optarg; break;
         case OPT_JSON:
