@@ -307,7 +307,7 @@ int main(int argc, char **argv)
                "init=%s, n_init=%d, seed=%llu; keeping the lowest %s\n", args.k_range.k_first,
                args.k_range.k_last, args.k_range.k_step, gmm_cov_type_name(opt.covariance_type),
                opt.reg_covar, opt.tol, opt.max_iter, gmm_init_name(opt.init), opt.n_init,
-               (unsigned long long)opt.seed, args.k_range.criterion == GMM_SELECT_AIC ? "AIC" : "BIC");
+               (unsigned long long)opt.seed, select_k_criterion_label(args.k_range.criterion));
     else if (!quiet)
         printf("fitting K=%d %s covariance, reg_covar=%g, tol=%g, max_iter=%d, init=%s, n_init=%d, seed=%llu\n",
                opt.n_components, gmm_cov_type_name(opt.covariance_type), opt.reg_covar, opt.tol,

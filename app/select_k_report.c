@@ -45,9 +45,9 @@ static gmm_status on_k_result(void *user, const gmm_k_result *r, const gmm_model
     t->test_mean_ll[i] = test;
     t->results[i] = *r;
     t->n_done = i + 1;
-    printf("K=%d: %s in %d iterations, lower bound %.6f, BIC %.6g, AIC %.6g", r->n_components,
-           r->converged ? "converged" : "NOT converged", r->n_iter, r->lower_bound, r->bic,
-           r->aic);
+    printf("K=%d: %s in %d iterations, lower bound %.6f, BIC %.6g, AIC %.6g, ICL %.6g",
+           r->n_components, r->converged ? "converged" : "NOT converged", r->n_iter,
+           r->lower_bound, r->bic, r->aic, r->icl);
     if (u->X_test) printf(", test log-likelihood %.6f", test);
     printf(" (%.2f s)\n", r->seconds);
     fflush(stdout);
@@ -137,23 +137,32 @@ done:
     return st;
 }
 
+const char *select_k_criterion_label(gmm_k_criterion criterion)
+{
+    return criterion == GMM_SELECT_AIC ? "AIC" : criterion == GMM_SELECT_ICL ? "ICL" : "BIC";
+}
+
+static double criterion_of(const gmm_k_result *r, gmm_k_criterion criterion)
+{
+    return criterion == GMM_SELECT_AIC ? r->aic : criterion == GMM_SELECT_ICL ? r->icl : r->bic;
+}
+
 void select_k_print_table(const k_table *t, gmm_k_criterion criterion)
 {
-    printf("\n    K  iterations      lower bound            BIC            AIC%s   seconds\n",
-           t->have_test ? "  test loglik" : "");
+    printf("\n    K  iterations      lower bound            BIC            AIC            ICL%s"
+           "   seconds\n", t->have_test ? "  test loglik" : "");
     for (int i = 0; i < t->n_done; i++) {
         const gmm_k_result *r = &t->results[i];
-        printf("%c%4d  %10d%s  %15.6f  %13.6g  %13.6g", i == t->chosen ? '*' : ' ',
+        printf("%c%4d  %10d%s  %15.6f  %13.6g  %13.6g  %13.6g", i == t->chosen ? '*' : ' ',
                r->n_components, r->n_iter, r->converged ? " " : "!", r->lower_bound, r->bic,
-               r->aic);
+               r->aic, r->icl);
         if (t->have_test) printf("  %11.6f", t->test_mean_ll[i]);
         printf("  %8.2f\n", r->seconds);
     }
     if (t->chosen >= 0) {
         const gmm_k_result *c = &t->results[t->chosen];
         printf("chosen: K=%d, the lowest %s (%.6g) of %d fits%s\n", c->n_components,
-               criterion == GMM_SELECT_AIC ? "AIC" : "BIC",
-               criterion == GMM_SELECT_AIC ? c->aic : c->bic, t->n_done,
+               select_k_criterion_label(criterion), criterion_of(c, criterion), t->n_done,
                t->n_done < t->n_fits ? " (the range was not finished)" : "");
         if (t->n_done == t->n_fits && t->n_fits > 1 && t->chosen == t->n_done - 1)
             printf("the chosen K is the last of the range: a range going further may choose a "
@@ -173,15 +182,16 @@ gmm_status select_k_write_png(const char *path, const k_table *t, gmm_k_criterio
 {
     int n = t->n_done;
     gmm_status st = GMM_OK;
-    double *k = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * 3);
+    double *k = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * 4);
     if (!k) return gmm_error(GMM_ERR_NOMEM, "out of memory for %s", path);
-    double *bic = k + n, *aic = k + 2 * n, lo = INFINITY, hi = -INFINITY;
+    double *bic = k + n, *aic = k + 2 * n, *icl = k + 3 * n, lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < n; i++) {
         k[i] = t->results[i].n_components;
         bic[i] = t->results[i].bic;
         aic[i] = t->results[i].aic;
-        double v[2] = {bic[i], aic[i]};
-        for (int j = 0; j < 2; j++)
+        icl[i] = t->results[i].icl;
+        double v[3] = {bic[i], aic[i], icl[i]};
+        for (int j = 0; j < 3; j++)
             if (isfinite(v[j])) {
                 if (v[j] < lo) lo = v[j];
                 if (v[j] > hi) hi = v[j];
@@ -190,16 +200,17 @@ gmm_status select_k_write_png(const char *path, const k_table *t, gmm_k_criterio
     /* the chosen K as a vertical line across the curves */
     double mark_x[2] = {0, 0}, mark_y[2] = {lo, hi};
     char mark_label[64];
-    plot_series series[3] = {{k, bic, n, "BIC"}, {k, aic, n, "AIC"}, {mark_x, mark_y, 2, NULL}};
-    int n_series = 2;
+    plot_series series[4] = {{k, bic, n, "BIC"}, {k, aic, n, "AIC"}, {k, icl, n, "ICL"},
+                             {mark_x, mark_y, 2, NULL}};
+    int n_series = 3;
     if (t->chosen >= 0 && isfinite(lo)) {
         mark_x[0] = mark_x[1] = t->results[t->chosen].n_components;
         snprintf(mark_label, sizeof mark_label, "chosen K=%d (lowest %s)",
-                 t->results[t->chosen].n_components, criterion == GMM_SELECT_AIC ? "AIC" : "BIC");
-        series[2].label = mark_label;
-        n_series = 3;
+                 t->results[t->chosen].n_components, select_k_criterion_label(criterion));
+        series[3].label = mark_label;
+        n_series = 4;
     }
-    st = plot_lines(path, "BIC and AIC against K (lower is better)", "K (components)",
+    st = plot_lines(path, "BIC, AIC and ICL against K (lower is better)", "K (components)",
                     "criterion", series, n_series);
     free(k);
     return st;
@@ -211,7 +222,7 @@ int select_k_report(const gmm_train_args *args, const k_table *table)
     if (!args->bic_png || !*args->bic_png || table->n_done == 0) return 0;
     gmm_status st = select_k_write_png(args->bic_png, table, args->k_range.criterion);
     if (st != GMM_OK) return cli_fail(st);
-    printf("BIC and AIC against K written to %s\n", args->bic_png);
+    printf("BIC, AIC and ICL against K written to %s\n", args->bic_png);
     return 0;
 }
 

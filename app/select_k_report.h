@@ -1,6 +1,6 @@
 /* gmm-train -k A:B[:STEP]: the fits of the K range (gmm_fit_k_range on one backend context), a
  * line per K as it finishes, the table, the test split's mean log-likelihood per K when the
- * data directory has one, and the picture of BIC and AIC against K. */
+ * data directory has one, and the picture of BIC, AIC and ICL against K. */
 #ifndef GMM_SELECT_K_REPORT_H
 #define GMM_SELECT_K_REPORT_H
 
@@ -30,10 +30,13 @@ gmm_status select_k_fit(const gmm_train_args *args, const double *X, int64_t n_s
 /* After select_k_fit: the table, and args->bic_png unless it is "". Returns an exit code. */
 int select_k_report(const gmm_train_args *args, const k_table *table);
 
+/* "BIC", "AIC" or "ICL". */
+const char *select_k_criterion_label(gmm_k_criterion criterion);
+
 /* Prints the table of the finished fits with the chosen K marked, and says which was chosen. */
 void select_k_print_table(const k_table *table, gmm_k_criterion criterion);
 
-/* Draws BIC and AIC against K with the chosen K marked into path. */
+/* Draws BIC, AIC and ICL against K with the chosen K marked into path. */
 gmm_status select_k_write_png(const char *path, const k_table *table, gmm_k_criterion criterion);
 
 void k_table_free(k_table *table);

@@ -137,6 +137,8 @@ static void write_k_table(json_writer *w, const k_table *t, gmm_k_criterion crit
         json_number(w, "mean_log_likelihood", r->mean_log_likelihood);
         json_number(w, "bic", r->bic);
         json_number(w, "aic", r->aic);
+        json_number(w, "icl", r->icl);
+        json_number(w, "entropy", r->entropy);
         json_int(w, "n_parameters", r->n_parameters);
         if (t->have_test) json_number(w, "test_mean_log_likelihood", t->test_mean_ll[i]);
         else json_null(w, "test_mean_log_likelihood");

@@ -24,9 +24,12 @@ static void usage(FILE *out)
             "  -k, --n-components K   number of components (default 10)\n"
             "  -k A:B[:STEP]          fit every K from A to B (step STEP, default 1), each with\n"
             "                         --n-init initialisations; print a table (K, iterations,\n"
-            "                         lower bound, BIC, AIC, test-split log-likelihood, time)\n"
-            "                         and keep the K with the lowest BIC\n"
-            "  --select C             bic (default) or aic: what -k A:B chooses by\n"
+            "                         lower bound, BIC, AIC, ICL, test-split log-likelihood,\n"
+            "                         time) and keep the K with the lowest BIC\n"
+            "  --select C             bic (default), aic or icl (BIC + 2 x the entropy of the\n"
+            "                         responsibilities): what -k A:B chooses by\n"
+            "  --bic-png FILE         -k A:B: BIC, AIC and ICL against K (default bic.png;\n"
+            "                         '' none)\n"
             "  --bayesian             a variational (Bayesian) mixture, scikit-learn's\n"
             "                         BayesianGaussianMixture: -k is then an upper bound, the\n"
             "                         components the data does not need keep a weight near 0\n"
@@ -36,7 +39,6 @@ static void usage(FILE *out)
             "                         dirichlet_distribution\n"
             "  --weight-concentration X  --bayesian: the weight prior's concentration (> 0;\n"
             "                         default 1/K: smaller keeps fewer components)\n"
-            "  --bic-png FILE         -k A:B: BIC and AIC against K (default bic.png; '' none)\n"
             "  --json FILE            a JSON summary: options, lower bound and time of every\n"
             "                         iteration, final scores, metrics, the K table, timings\n"
             "  --covariance T         full (default), tied, diag, spherical\n"
@@ -220,7 +222,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             break;
         case OPT_SELECT:
             if (gmm_k_criterion_parse(optarg, &k_range.criterion))
-                return cli_error("--select must be bic or aic, got '%s'", optarg);
+                return cli_error("--select must be bic, aic or icl, got '%s'", optarg);
             break;
         case OPT_BIC_PNG: bic_png = optarg; break;
         case OPT_BAYESIAN: bayesian = 1; break;

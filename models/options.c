@@ -1,5 +1,5 @@
-/* The fit options: scikit-learn's defaults and the checks of a set of options against the
- * data's shape (models/options.h). */
+/* The fit options: scikit-learn's defaults, the given initial parameters put in a run's start,
+ * and the checks of a set of options against the data's shape (models/options.h). */
 #include "models/options.h"
 
 #include <math.h>
@@ -50,6 +50,15 @@ int gmm_stop_requested(void)
 }
 
 /* ---- the model -------------------------------------------------------------------------- */
+
+void gmm_given_params_apply(const gmm_given_params *given, gmm_model *m)
+{
+    size_t K = m->n_components, cov_n = gmm_cov_size(m->covariance_type, m->n_components, m->dim);
+    if (given->weights) memcpy(m->weights, given->weights, sizeof(double) * K);
+    if (given->means) memcpy(m->means, given->means, sizeof(double) * K * m->dim);
+    if (given->precisions_cholesky)
+        memcpy(m->precisions_cholesky, given->precisions_cholesky, sizeof(double) * cov_n);
+}
 
 void gmm_options_default(gmm_options *options)
 {

@@ -110,6 +110,8 @@ typedef struct {
     const double *means;               /* K x d */
     const double *precisions_cholesky; /* gmm_cov_size(type, K, d) */
 } gmm_given_params;
+/* Copies the given parts into model (of the fit's K, d and covariance type). */
+void gmm_given_params_apply(const gmm_given_params *given, gmm_model *model);
 typedef struct gmm_options gmm_options;
 
 /* An initialisation that is a fit itself (init=spectral): the starting responsibilities

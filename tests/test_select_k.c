@@ -304,7 +304,7 @@ START_TEST(test_bad_range_usage_errors)
     tu_expect_error("A:B or A:B:STEP", "$B/gmm-train '%s' -k 1:", d);
     tu_expect_error("expects an integer", "$B/gmm-train '%s' -k 1:x", d);
     tu_expect_error("only 240 samples", "$B/gmm-train '%s' -k 2:241 --device cpu", d);
-    tu_expect_error("--select must be bic or aic", "$B/gmm-train '%s' -k 1:3 --select xyz", d);
+    tu_expect_error("--select must be bic, aic or icl", "$B/gmm-train '%s' -k 1:3 --select xyz", d);
     tu_expect_error("--init-from", "$B/gmm-train '%s' -k 1:3 --init-from m.bin", d);
     tu_expect_error("--checkpoint", "$B/gmm-train '%s' -k 1:3 --checkpoint 2", d);
     tu_expect_error("--json", "$B/gmm-train '%s' --json ''", d);

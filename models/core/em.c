@@ -150,22 +150,6 @@ static int init_needs_host_matrix(const gmm_options *o)
     return o->init != GMM_INIT_KMEANS;
 }
 
-/* scikit-learn's _initialize after the estimate from responsibilities: the given weights,
- * means and precision factors replace the context's (the covariances stay the estimated ones). */
-static gmm_status replace_given_params(const gmm_backend *be, gmm_backend_ctx *ctx,
-                                       const gmm_given_params *given, gmm_model *scratch)
-{
-    gmm_status status = be->get_params(ctx, scratch);
-    if (status != GMM_OK) return status;
-    int K = scratch->n_components, dim = scratch->dim;
-    if (given->weights) memcpy(scratch->weights, given->weights, sizeof(double) * K);
-    if (given->means) memcpy(scratch->means, given->means, sizeof(double) * K * dim);
-    if (given->precisions_cholesky)
-        memcpy(scratch->precisions_cholesky, given->precisions_cholesky,
-               sizeof(double) * gmm_cov_size(scratch->covariance_type, K, dim));
-    return be->set_params(ctx, scratch);
-}
-
 /* One run's starting parameters in the context: responsibilities from the initialisation (or
  * the given ones), one M-step, empty components re-seeded, then options->given_params in their
  * places. resp is n_samples x K scratch. */
@@ -197,7 +181,10 @@ static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx,
     /* a variational fit lets components empty: that is how it chooses their number */
     if (!o->bayes && (status = reseed_empty(be, ctx, data, o, report->nk, scratch, 0)) != GMM_OK)
         return status;
-    return o->given_params ? replace_given_params(be, ctx, o->given_params, scratch) : GMM_OK;
+    if (!o->given_params) return GMM_OK;
+    if ((status = be->get_params(ctx, scratch)) != GMM_OK) return status;
+    gmm_given_params_apply(o->given_params, scratch);
+    return be->set_params(ctx, scratch);
 }
 
 /* The final E-step under the model's parameters on the fit's context (set back first when a

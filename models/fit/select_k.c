@@ -19,13 +19,24 @@ int gmm_k_criterion_parse(const char *name, gmm_k_criterion *out)
 {
     if (!strcmp(name, "bic")) *out = GMM_SELECT_BIC;
     else if (!strcmp(name, "aic")) *out = GMM_SELECT_AIC;
+    else if (!strcmp(name, "icl")) *out = GMM_SELECT_ICL;
     else return -1;
     return 0;
 }
 
 const char *gmm_k_criterion_name(gmm_k_criterion criterion)
 {
-    return criterion == GMM_SELECT_AIC ? "aic" : "bic";
+    return criterion == GMM_SELECT_AIC ? "aic" : criterion == GMM_SELECT_ICL ? "icl" : "bic";
+}
+
+/* one thread, in order: the same sum on every run (a reduction's order is not fixed) */
+double gmm_resp_entropy(const double *proba, int64_t n_samples, int n_components)
+{
+    double entropy = 0;
+    const int64_t n = n_samples * n_components;
+    for (int64_t i = 0; i < n; i++)
+        if (proba[i] > 0) entropy -= proba[i] * log(proba[i]);
+    return entropy;
 }
 
 gmm_status gmm_k_range_validate(const gmm_k_range *range, int64_t n_samples, int *n_fits)
@@ -53,7 +64,7 @@ gmm_status gmm_k_range_validate(const gmm_k_range *range, int64_t n_samples, int
 
 static double criterion_value(const gmm_k_result *r, gmm_k_criterion c)
 {
-    return c == GMM_SELECT_AIC ? r->aic : r->bic;
+    return c == GMM_SELECT_AIC ? r->aic : c == GMM_SELECT_ICL ? r->icl : r->bic;
 }
 
 gmm_status gmm_fit_k_range(const double *X, int64_t n_samples, int dim, const gmm_options *options,
@@ -101,14 +112,17 @@ gmm_status gmm_fit_k_range(const double *X, int64_t n_samples, int dim, const gm
         if (status == GMM_INTERRUPTED) gmm_model_free(&fitted);
         if (status != GMM_OK) goto fail;
         gmm_k_result *r = &results[i];
-        double ll = fitted_scores.mean_log_likelihood;
+        double ll = fitted_scores.mean_log_likelihood, bic = gmm_bic(&fitted, ll, n_samples);
+        double entropy = gmm_resp_entropy(fitted_scores.proba, n_samples, k);
         *r = (gmm_k_result){.n_components = k,
                             .n_iter = fitted.n_iter,
                             .converged = fitted.converged,
                             .lower_bound = fitted.lower_bound,
                             .mean_log_likelihood = ll,
-                            .bic = gmm_bic(&fitted, ll, n_samples),
+                            .bic = bic,
                             .aic = gmm_aic(&fitted, ll, n_samples),
+                            .entropy = entropy,
+                            .icl = bic + 2 * entropy,
                             .n_parameters = gmm_n_parameters(&fitted),
                             .seconds = now_seconds() - t0};
         *n_done = i + 1;

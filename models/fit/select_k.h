@@ -1,6 +1,7 @@
 /* Choosing the number of components: EM fits for every K of a range (A, A + STEP, ..., <= B)
  * on one backend context, so that the data is copied (uploaded, on the GPU) once, and the model
- * with the lowest BIC (or AIC) kept, as scikit-learn's "Gaussian Mixture Model Selection". */
+ * with the lowest BIC (or AIC, or ICL) kept, as scikit-learn's "Gaussian Mixture Model
+ * Selection". */
 #ifndef GMM_SELECT_K_H
 #define GMM_SELECT_K_H
 
@@ -17,11 +18,18 @@ extern "C" {
 typedef enum {
     GMM_SELECT_BIC = 0, /* lowest BIC (default) */
     GMM_SELECT_AIC = 1, /* lowest AIC */
+    GMM_SELECT_ICL = 2, /* lowest ICL: BIC + 2 x the entropy of the fitted responsibilities
+                           (Biernacki, Celeux and Govaert 2000): penalises overlapping
+                           components, so it favours well separated clusters */
 } gmm_k_criterion;
 
-/* Returns 0 and sets *out when name is "bic" or "aic", -1 otherwise. */
+/* Returns 0 and sets *out when name is "bic", "aic" or "icl", -1 otherwise. */
 int gmm_k_criterion_parse(const char *name, gmm_k_criterion *out);
 const char *gmm_k_criterion_name(gmm_k_criterion criterion);
+
+/* The entropy of responsibilities, -sum_i sum_k r_ik log r_ik (0 log 0 = 0), of n_samples x
+ * n_components row-major proba (gmm_fit_scores.proba). */
+double gmm_resp_entropy(const double *proba, int64_t n_samples, int n_components);
 
 /* One K's fit (the best of options->n_init initialisations). */
 typedef struct {
@@ -31,6 +39,8 @@ typedef struct {
     double lower_bound;         /* of the last EM iteration, as gmm_model.lower_bound */
     double mean_log_likelihood; /* the final E-step's, on the training data */
     double bic, aic;            /* from mean_log_likelihood (gmm_bic, gmm_aic) */
+    double entropy;             /* of the final E-step's responsibilities (gmm_resp_entropy) */
+    double icl;                 /* bic + 2 * entropy */
     int64_t n_parameters;
     double seconds;             /* this K's fit (initialisations, EM, final E-step) */
 } gmm_k_result;
