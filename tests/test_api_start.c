@@ -223,7 +223,8 @@ START_TEST(test_each_run_draws_its_responsibilities)
     /* given responsibilities: every run starts from them, so all runs alike */
     ck_assert_int_eq(gmm_params_set_precisions_init(p, NULL, 0), 0);
     double *resp = malloc(sizeof(double) * M * K);
-    for (int i = 0; i < M; i++) resp[i * K] = i % 2 ? 0.25 : 0.75, resp[i * K + 1] = 1 - resp[i * K];
+    for (int i = 0; i < M; i++)
+        resp[i * K] = i % 2 ? 0.25 : 0.75, resp[i * K + 1] = 1 - resp[i * K];
     ck_assert_int_eq(gmm_params_set_resp_init(p, resp, M, K), 0);
     log.runs = 0;
     ck_assert_int_eq(gmm_mixture_fit(p, x, M, D, GMM_DTYPE_FLOAT64, 1.0, &m), 0);
