@@ -239,24 +239,6 @@ static gmm_status checkpoint(const gmm_backend *be, gmm_backend_ctx *ctx, const 
     return o->on_checkpoint(o->user, scratch);
 }
 
-/* A starting model fits the data and the options (GMM_ERR_ARG naming what differs). */
-static gmm_status check_init_model(const gmm_model *start, const gmm_options *o, int dim)
-{
-    if (!start->weights || !start->means || !start->covariances || !start->precisions_cholesky)
-        return gmm_error(GMM_ERR_ARG, "the starting model's parameter arrays are not allocated");
-    if (start->dim != dim)
-        return gmm_error(GMM_ERR_ARG, "the starting model has dim=%d but the data has %d "
-                         "features per sample", start->dim, dim);
-    if (start->n_components != o->n_components)
-        return gmm_error(GMM_ERR_ARG, "the starting model has %d components but n_components=%d",
-                         start->n_components, o->n_components);
-    if (start->covariance_type != o->covariance_type)
-        return gmm_error(GMM_ERR_ARG, "the starting model has %s covariance but covariance_type "
-                         "is %s", gmm_cov_type_name(start->covariance_type),
-                         gmm_cov_type_name(o->covariance_type));
-    return GMM_OK;
-}
-
 void gmm_fit_scores_free(gmm_fit_scores *scores)
 {
     if (!scores) return;
@@ -513,7 +495,7 @@ static gmm_status fit(const gmm_data_view *data, const gmm_options *o,
     if (status != GMM_OK) return status;
     const int dim = data->dim;
     if ((status = gmm_options_validate(o, data->n_total, dim)) != GMM_OK) return status;
-    if (o->init_model && (status = check_init_model(o->init_model, o, dim)) != GMM_OK)
+    if (o->init_model && (status = gmm_check_init_model(o->init_model, o, dim)) != GMM_OK)
         return status;
     if (o->checkpoint_every < 0)
         return gmm_error(GMM_ERR_ARG, "checkpoint_every=%d must be >= 0", o->checkpoint_every);

@@ -89,3 +89,21 @@ fail:
     free(labels);
     return status;
 }
+
+/* A starting model fits the data and the options (GMM_ERR_ARG naming what differs). */
+gmm_status gmm_check_init_model(const gmm_model *start, const gmm_options *o, int dim)
+{
+    if (!start->weights || !start->means || !start->covariances || !start->precisions_cholesky)
+        return gmm_error(GMM_ERR_ARG, "the starting model's parameter arrays are not allocated");
+    if (start->dim != dim)
+        return gmm_error(GMM_ERR_ARG, "the starting model has dim=%d but the data has %d "
+                         "features per sample", start->dim, dim);
+    if (start->n_components != o->n_components)
+        return gmm_error(GMM_ERR_ARG, "the starting model has %d components but n_components=%d",
+                         start->n_components, o->n_components);
+    if (start->covariance_type != o->covariance_type)
+        return gmm_error(GMM_ERR_ARG, "the starting model has %s covariance but covariance_type "
+                         "is %s", gmm_cov_type_name(start->covariance_type),
+                         gmm_cov_type_name(o->covariance_type));
+    return GMM_OK;
+}

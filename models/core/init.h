@@ -22,4 +22,8 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, const gmm_
 int gmm_knn_neighbors(const gmm_options *options);
 int64_t gmm_knn_sample_size(const gmm_options *options);
 
+/* A starting model (options->init_model) fits the data and the options: GMM_ERR_ARG naming what
+ * differs (arrays, dim, K, covariance type). */
+gmm_status gmm_check_init_model(const gmm_model *start, const gmm_options *options, int dim);
+
 #endif
