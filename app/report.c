@@ -158,7 +158,12 @@ gmm_status report_means_png(const char *path, const gmm_model *model)
     }
     if ((st = gmm_model_pixel_means(model, pixel_means)) != GMM_OK) goto fail;
     for (int k = 0; k < K; k++)
-        if (model->matched_label && model->matched_label[k] >= 0)
+        if (model->bayes && model->weights[k] * (double)model->n_train_samples < 1) {
+            /* a component a variational fit switched off: its "mean" would be the one image
+             * nearest to it, so a blank tile says what it is */
+            memset(pixel_means + (size_t)k * d, 0, sizeof(double) * (size_t)d);
+            snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d empty", k);
+        } else if (model->matched_label && model->matched_label[k] >= 0)
             snprintf(captions[k], REPORT_CAPTION_LEN, "k=%d->%d w=%.3f", k,
                      model->matched_label[k], model->weights[k]);
         else
