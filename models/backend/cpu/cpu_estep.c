@@ -2,6 +2,7 @@
 #include "models/backend/cpu/cpu_estep.h"
 
 #include "kernels/blas_cpu.h"
+#include "kernels/parallel.h"
 
 /* block J covers columns [J * CPU_ESTEP_BLOCK, j1), j1 = min(dim, (J + 1) * CPU_ESTEP_BLOCK) */
 static int block_end(int j0, int dim)
@@ -39,7 +40,7 @@ void cpu_estep_centers(const double *means, const double *U, int n_mats, int n_c
                        int dim, int f32, double *centers)
 {
     size_t dd = (size_t)dim * dim;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)n_components * dim * dim))
     for (int k = 0; k < n_components; k++) {
         const double *mu = means + (size_t)k * dim, *Uk = U + (n_mats > 1 ? k * dd : 0);
         double *c = centers + (size_t)k * dim;
@@ -65,7 +66,7 @@ void cpu_estep_centers(const double *means, const double *U, int n_mats, int n_c
              work + (size_t)n_mats * j0, ldw);                                                 \
         off += (size_t)j1 * n_mats * w;                                                        \
     }                                                                                          \
-    _Pragma("omp parallel for schedule(static)")                                               \
+    _Pragma("omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(3.0 * rows * ldw))")     \
     for (int64_t i = 0; i < rows; i++) {                                                       \
         const T *row = work + (size_t)i * ldw;                                                 \
         for (int k = 0; k < n_components; k++) {                                               \
