@@ -6,7 +6,8 @@ the same EM iterations, once from each one's default k-means start), and the sco
 predict / predict_proba / score_samples on 10000 x 784 (full, K = 10), the test digits / 255
 with a model gmm fitted on them in a few iterations and handed to scikit-learn as its fitted
 attributes. Prints one table: median seconds of --repeats calls (after one untimed warm-up
-call each), gmm / scikit-learn, and how far the results agree.
+call each), gmm / scikit-learn, and how far the results agree. gmm runs with its defaults
+(device "auto": the CPU on a machine without a GPU), as a scikit-learn user would call it.
 
 usage: sklearn_small.py [--mnist DIR (default /work/shared/data/mnist or $GMM_MNIST_DIR)]
        [--repeats 7] [--skip-scoring] [--skip-fits]
@@ -86,7 +87,7 @@ def fit_rows(X, repeats):
                     warnings.simplefilter("ignore")
                     return cls(**kw, **extra).fit(X)
 
-            tg, mg = timed(lambda: fit(gmm.GaussianMixture, {"device": "cpu"}), repeats)
+            tg, mg = timed(lambda: fit(gmm.GaussianMixture), repeats)
             ts, ms = timed(lambda: fit(SkGMM), repeats)
             if start == "same":
                 agree = (f"iters {mg.n_iter_}/{ms.n_iter_}, |dLB| "
@@ -102,7 +103,7 @@ def scoring_rows(X, repeats):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         g = gmm.GaussianMixture(10, covariance_type="full", reg_covar=1e-2, max_iter=3,
-                                random_state=0, device="cpu").fit(X)
+                                random_state=0).fit(X)
     s = SkGMM(10, covariance_type="full", reg_covar=1e-2)
     for name in ("weights_", "means_", "covariances_", "precisions_cholesky_", "precisions_"):
         setattr(s, name, getattr(g, name).copy())
