@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/parallel.h"
+
 /* row (n_components log-probabilities) -> log responsibilities in place; returns log p(x). */
 static double normalize_row(double *row, int n_components)
 {
@@ -33,7 +35,7 @@ gmm_status estep_rows_cpu(estep_rows_mode mode, const double *Y, size_t ld_y, si
     const int B = blocked ? (int)col_block : d;
     if (blocked && comp_stride != 0 && comp_stride != (size_t)d)
         return gmm_error(GMM_ERR_ARG, "estep_rows_cpu: column blocks need a stride of 0 or dim");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)n_rows * K * (3 * d + 30)))
     for (int64_t i = 0; i < (int64_t)n_rows; i++) {
         double *row = log_resp + (size_t)i * K;
         for (int k = 0; k < K; k++) {
@@ -65,7 +67,7 @@ gmm_status estep_rows_from_dist_cpu(const double *log_const, size_t n_rows, int 
     if (!log_const || !dist_to_log_resp || !log_prob_norm || n_components <= 0)
         return gmm_error(GMM_ERR_ARG, "estep_rows_from_dist_cpu: bad arguments");
     const int K = n_components;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)n_rows * K * 30))
     for (int64_t i = 0; i < (int64_t)n_rows; i++) {
         double *row = dist_to_log_resp + (size_t)i * K;
         for (int k = 0; k < K; k++) row[k] = log_const[k] - 0.5 * row[k];

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "kernels/parallel.h"
+
 #define BAD_ARGS(name) gmm_error(GMM_ERR_ARG, "%s: bad arguments", name)
 
 /* columns per task of kmeans_sums_cpu: two cache lines of a row */
@@ -37,7 +39,7 @@ gmm_status kmeans_row_norms_cpu(const double *X, int64_t n_samples, int dim, con
 {
     if (!X || !mean || !x_norm || !deviation || n_samples < 1 || dim < 1)
         return BAD_ARGS("kmeans_row_norms_cpu");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(4.0 * n_samples * dim))
     for (int64_t i = 0; i < n_samples; i++) {
         double s = 0, n2 = 0;
         for (int j = 0; j < dim; j++) {
@@ -70,7 +72,8 @@ gmm_status kmeans_assign_cpu(const double *dots, const double *x_norm, const dou
     if (!dots || !x_norm || !c_norm || !labels || !min_dist || n_samples < 1 || K < 1)
         return BAD_ARGS("kmeans_assign_cpu");
     int64_t changed = 0;
-#pragma omp parallel for schedule(static) reduction(+ : changed)
+#pragma omp parallel for schedule(static) reduction(+ : changed) \
+    if (GMM_PARALLEL_WORTH(3.0 * n_samples * K))
     for (int64_t i = 0; i < n_samples; i++) {
         int best = 0;
         double bd = INFINITY;
@@ -103,7 +106,7 @@ gmm_status kmeans_sums_cpu(const double *X, int64_t n_samples, int dim, const in
     for (int64_t i = 0; i < n_samples; i++) counts[labels[i]]++;
     /* Each thread owns a block of columns of every center, so each sum still adds the rows in
      * index order while X streams through once. */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)n_samples * dim))
     for (int j0 = 0; j0 < dim; j0 += SUMS_COLUMN_BLOCK) {
         const int j1 = j0 + SUMS_COLUMN_BLOCK < dim ? j0 + SUMS_COLUMN_BLOCK : dim;
         for (int k = 0; k < K; k++)
@@ -135,7 +138,7 @@ static void pp_distances(const double *X, int64_t n_samples, int dim, const doub
     for (int t = 0; t < n_centers; t++) {
         const double *c = centers[t];
         double *o = out + (size_t)t * out_stride;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(3.0 * n_samples * dim))
         for (int64_t i = 0; i < n_samples; i++) {
             const double *x = X + i * dim;
             double s = 0;

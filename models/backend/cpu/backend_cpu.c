@@ -17,6 +17,7 @@
 
 #include "kernels/blas_cpu.h"
 #include "kernels/estep_rows.h"
+#include "kernels/parallel.h"
 #include "kernels/reduce.h"
 #include "models/backend/cpu/backend_cpu.h"
 #include "models/backend/cpu/cpu_estep.h"
@@ -224,7 +225,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
             rows = cpu_chunk_len(c, r0);
             const double *X = cpu_chunk_f64(c, r0, rows);
             double *x2 = c->x_squared + (size_t)r0 * d;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)rows * d))
             for (int64_t i = 0; i < (int64_t)(rows * d); i++) x2[i] = X[i] * X[i];
         }
     } else {
@@ -233,7 +234,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
         for (int64_t r0 = 0, rows; r0 < (int64_t)N; r0 += rows) {
             rows = cpu_chunk_len(c, r0);
             const double *X = cpu_chunk_f64(c, r0, rows);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(2.0 * rows * d))
             for (int64_t i = 0; i < rows; i++) {
                 double s = 0;
                 for (size_t j = 0; j < d; j++) s += X[i * d + j] * X[i * d + j];
@@ -341,7 +342,7 @@ static gmm_status cpu_get_params(gmm_backend_ctx *c, gmm_model *m)
 static gmm_status cpu_set_resp(gmm_backend_ctx *c, const double *resp)
 {
     size_t n = (size_t)c->n_samples * c->n_components;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(20.0 * n))
     for (int64_t i = 0; i < (int64_t)n; i++) c->log_resp[i] = log(resp[i]);
     c->have_resp = 1;
     return GMM_OK;
@@ -440,7 +441,7 @@ static gmm_status cpu_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *cen
         /* log(1) = 0, log(0) = -inf, exactly what set_resp makes of the one-hot rows */
         double *out = resp ? resp : c->log_resp;
         double off = resp ? 0.0 : -INFINITY, on = resp ? 1.0 : 0.0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)N * K))
         for (int64_t i = 0; i < N; i++)
             for (int k = 0; k < K; k++) out[(size_t)i * K + k] = labels[i] == k ? on : off;
         if (!resp) c->have_resp = 1;

@@ -9,6 +9,7 @@
 #include "kernels/blas_cpu.h"
 #include "kernels/compact.h"
 #include "kernels/matmul.h"
+#include "kernels/parallel.h"
 #include "kernels/reduce.h"
 #include "models/backend/cpu/backend_cpu.h"
 #include "models/bayes.h"
@@ -39,7 +40,7 @@ gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *re
         status = gmm_error(GMM_ERR_NOMEM, "out of memory in the M-step");
         goto fail;
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(20.0 * N * K))
     for (int64_t i = 0; i < N * K; i++) resp[i] = exp(c->log_resp[i]);
     double *sum_x = stats + K, *sum_x2 = diag_like ? stats + K + Kd : NULL;
     if ((status = reduce_cols_cpu(resp, (size_t)N, K, stats)) != GMM_OK) goto fail;
@@ -60,7 +61,7 @@ gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *re
         for (int64_t r0 = 0, rows; r0 < N; r0 += rows) {
             rows = cpu_chunk_len(c, r0);
             const double *X = cpu_chunk_f64(c, r0, rows);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)rows * d))
             for (int64_t i = 0; i < rows * d; i++) x2[i] = X[i] * X[i];
             la_dgemm(true, false, K, d, (int)rows, 1.0, resp + (size_t)r0 * K, K, x2, d, 1.0,
                      sum_x2, d);
