@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "kernels/parallel.h"
+
 gmm_status bayes_covariance_cpu(bayes_cov_layout layout, int n_components, int dim,
                                 const double *prior, const double *coef, const double *diff,
                                 double *cov)
@@ -15,7 +17,7 @@ gmm_status bayes_covariance_cpu(bayes_cov_layout layout, int n_components, int d
     const size_t dd = (size_t)d * d;
     switch (layout) {
     case BAYES_COV_FULL:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)K * dd))
         for (int k = 0; k < K; k++)
             for (int i = 0; i < d; i++)
                 for (int j = 0; j < d; j++) {
@@ -25,7 +27,7 @@ gmm_status bayes_covariance_cpu(bayes_cov_layout layout, int n_components, int d
                 }
         break;
     case BAYES_COV_TIED:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)K * dd))
         for (int i = 0; i < d; i++)
             for (int j = 0; j < d; j++) {
                 double outer = 0;
