@@ -1,8 +1,10 @@
 """gmm.BayesianGaussianMixture against scikit-learn's BayesianGaussianMixture from the same initial
 responsibilities (scikit-learn's KMeans labels, given to both): the lower bound after 1, 10 and
 convergence iterations agrees to 1e-8 for every covariance type and both weight priors, and so
-do the posterior's attributes and the predictions; the model survives save/load and pickle."""
+do the posterior's attributes and the predictions; the model survives save/load and pickle.
+GMM_TEST_DEVICE=gpu runs gmm's side on the GPU."""
 
+import os
 import pickle
 import warnings
 
@@ -16,6 +18,7 @@ mixture = pytest.importorskip("sklearn.mixture")
 cluster = pytest.importorskip("sklearn.cluster")
 
 COV_TYPES = ["full", "tied", "diag", "spherical"]
+DEVICE = os.environ.get("GMM_TEST_DEVICE", "cpu")  # "gpu" on a machine with one
 PRIORS = ["dirichlet_process", "dirichlet_distribution"]
 
 
@@ -44,7 +47,7 @@ def data():
 def fit_both(X, resp, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ConvergenceWarning at max_iter 1 and 10
-        ours = _fit_from_resp(gmm.BayesianGaussianMixture(device="cpu", **params), X, resp)
+        ours = _fit_from_resp(gmm.BayesianGaussianMixture(device=DEVICE, **params), X, resp)
         ref = SklearnFromResp(resp=resp, **params).fit(X)
     return ours, ref
 
