@@ -12,6 +12,7 @@ fit's time (initialisation excluded: both start from the given responsibilities)
 """
 import argparse
 import gzip
+import inspect
 import os
 import sys
 import time
@@ -68,8 +69,11 @@ def main():
             super().__init__(**kw)
             self.resp = resp
 
-        def _initialize_parameters(self, X, random_state):
-            self._initialize(X, self.resp)
+        def _initialize_parameters(self, X, random_state, xp=None):
+            if "xp" in inspect.signature(self._initialize).parameters:  # newer scikit-learn
+                self._initialize(X, self.resp, xp=xp)
+            else:
+                self._initialize(X, self.resp)
 
     def accuracy(pred):
         from scipy.optimize import linear_sum_assignment

@@ -4,6 +4,7 @@ convergence iterations agrees to 1e-8 for every covariance type and both weight 
 do the posterior's attributes and the predictions; the model survives save/load and pickle.
 GMM_TEST_DEVICE=gpu runs gmm's side on the GPU."""
 
+import inspect
 import os
 import pickle
 import warnings
@@ -30,8 +31,11 @@ class SklearnFromResp(mixture.BayesianGaussianMixture):
         super().__init__(**kwargs)
         self.resp = resp
 
-    def _initialize_parameters(self, X, random_state):
-        self._initialize(X, self.resp)
+    def _initialize_parameters(self, X, random_state, xp=None):
+        if "xp" in inspect.signature(self._initialize).parameters:  # newer scikit-learn
+            self._initialize(X, self.resp, xp=xp)
+        else:
+            self._initialize(X, self.resp)
 
 
 def data():
