@@ -86,7 +86,8 @@ def main():
           f"{args.iters} iterations from the same KMeans responsibilities; "
           f"{os.cpu_count()} CPU cores")
     print(f"{'':24s} {'s / iteration':>14s} {'lower bound':>22s} {'kept':>5s}")
-    runs = [("scikit-learn 1.2 (CPU)", lambda kw: SkFromResp(resp=resp, **kw).fit(X)),
+    import sklearn
+    runs = [(f"scikit-learn {sklearn.__version__} (CPU)", lambda kw: SkFromResp(resp=resp, **kw).fit(X)),
             (f"gmm ({args.device})", lambda kw: _fit_from_resp(
                 gmm.BayesianGaussianMixture(device=args.device, **kw), X, resp))]
     for name, fit in runs:
