@@ -67,7 +67,7 @@ const char *gmm_code_name(int code)
 
 /* Records "CODE: detail" for gmm_last_error, with the programs' option names --reg-covar and
  * --device replaced by the parameters', reg_covar and device. Returns the code. */
-static int finish(gmm_status status)
+int gmm_api_finish(gmm_status status)
 {
     if (status == GMM_OK) {
         last_error[0] = '\0';
@@ -85,31 +85,26 @@ static int finish(gmm_status status)
     return status;
 }
 
-static int fail_arg(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static int fail_arg(const char *fmt, ...)
+int gmm_api_fail_arg(const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return finish(gmm_error(GMM_ERR_ARG, "%s", msg));
+    return gmm_api_finish(gmm_error(GMM_ERR_ARG, "%s", msg));
 }
 
 /* ---- parameters ------------------------------------------------------------------------- */
 
 int gmm_params_new(gmm_params **params)
 {
-    if (!params) return fail_arg("gmm_params_new: the output pointer is NULL");
+    if (!params) return gmm_api_fail_arg("gmm_params_new: the output pointer is NULL");
     *params = calloc(1, sizeof **params);
-    if (!*params) return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for the parameters"));
+    if (!*params) return gmm_api_finish(gmm_error(GMM_ERR_NOMEM, "out of memory for the parameters"));
     gmm_options_default(&(*params)->options);
     gmm_api_space_default(&(*params)->space);
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 void gmm_params_free(gmm_params *params)
@@ -126,14 +121,14 @@ void gmm_params_free(gmm_params *params)
 static int int_in_range(const char *name, long long value, long long lo, long long hi, int *out)
 {
     if (value < lo || value > hi)
-        return fail_arg("%s=%lld must be in %lld..%lld", name, value, lo, hi);
+        return gmm_api_fail_arg("%s=%lld must be in %lld..%lld", name, value, lo, hi);
     *out = (int)value;
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 int gmm_params_set_int(gmm_params *params, const char *name, long long value)
 {
-    if (!params || !name) return fail_arg("gmm_params_set_int: params or name is NULL");
+    if (!params || !name) return gmm_api_fail_arg("gmm_params_set_int: params or name is NULL");
     gmm_options *o = &params->options;
     if (!strcmp(name, "n_components")) return int_in_range(name, value, 1, 1 << 20, &o->n_components);
     if (!strcmp(name, "max_iter")) return int_in_range(name, value, 1, 1 << 30, &o->max_iter);
@@ -144,37 +139,37 @@ int gmm_params_set_int(gmm_params *params, const char *name, long long value)
     if (!strcmp(name, "embed_dims")) return int_in_range(name, value, 1, 100, &sp->embed_dims);
     if (!strcmp(name, "n_epochs")) return int_in_range(name, value, 0, 100000, &sp->n_epochs);
     gmm_status status;
-    if (gmm_api_bayes_set_int(&params->bayes, name, value, &status)) return finish(status);
+    if (gmm_api_bayes_set_int(&params->bayes, name, value, &status)) return gmm_api_finish(status);
     if (!strcmp(name, "random_state")) {
-        if (value < 0) return fail_arg("random_state=%lld must be >= 0", value);
+        if (value < 0) return gmm_api_fail_arg("random_state=%lld must be >= 0", value);
         o->seed = (uint64_t)value;
-        return finish(GMM_OK);
+        return gmm_api_finish(GMM_OK);
     }
-    return fail_arg("unknown integer parameter '%s' (n_components, max_iter, n_init, "
+    return gmm_api_fail_arg("unknown integer parameter '%s' (n_components, max_iter, n_init, "
                     "random_state, verbose, n_neighbors, embed_dims, n_epochs, bayesian)", name);
 }
 
 int gmm_params_set_double(gmm_params *params, const char *name, double value)
 {
-    if (!params || !name) return fail_arg("gmm_params_set_double: params or name is NULL");
+    if (!params || !name) return gmm_api_fail_arg("gmm_params_set_double: params or name is NULL");
     gmm_status status;
-    if (gmm_api_bayes_set_double(&params->bayes, name, value, &status)) return finish(status);
+    if (gmm_api_bayes_set_double(&params->bayes, name, value, &status)) return gmm_api_finish(status);
     if (!isfinite(value) || value < 0)
-        return fail_arg("%s=%g must be a finite number >= 0", name, value);
+        return gmm_api_fail_arg("%s=%g must be a finite number >= 0", name, value);
     if (!strcmp(name, "tol") && value > GMM_TOL_MAX)
-        return fail_arg("tol=%g must be at most %g (what a model file holds)", value, GMM_TOL_MAX);
+        return gmm_api_fail_arg("tol=%g must be at most %g (what a model file holds)", value, GMM_TOL_MAX);
     if (!strcmp(name, "reg_covar") && value > GMM_REG_COVAR_MAX)
-        return fail_arg("reg_covar=%g must be at most %g (added to every variance, it must leave "
+        return gmm_api_fail_arg("reg_covar=%g must be at most %g (added to every variance, it must leave "
                         "the covariances below the 1e100 a model file holds)", value,
                         GMM_REG_COVAR_MAX);
     if (!strcmp(name, "tol")) params->options.tol = value;
     else if (!strcmp(name, "reg_covar")) params->options.reg_covar = value;
     else if (!strcmp(name, "min_dist") && value <= 1) params->space.min_dist = value;
-    else if (!strcmp(name, "min_dist")) return fail_arg("min_dist=%g must be in 0..1", value);
-    else return fail_arg("unknown real parameter '%s' (tol, reg_covar, min_dist, "
+    else if (!strcmp(name, "min_dist")) return gmm_api_fail_arg("min_dist=%g must be in 0..1", value);
+    else return gmm_api_fail_arg("unknown real parameter '%s' (tol, reg_covar, min_dist, "
                          "weight_concentration_prior, mean_precision_prior, "
                          "degrees_of_freedom_prior)", name);
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 static int parse_device(const char *value, gmm_device *out)
@@ -182,39 +177,39 @@ static int parse_device(const char *value, gmm_device *out)
     if (!strcmp(value, "auto")) *out = GMM_DEVICE_AUTO;
     else if (!strcmp(value, "cpu")) *out = GMM_DEVICE_CPU;
     else if (!strcmp(value, "gpu")) *out = GMM_DEVICE_GPU;
-    else return fail_arg("device '%s' is not one of auto, cpu, gpu", value);
-    return finish(GMM_OK);
+    else return gmm_api_fail_arg("device '%s' is not one of auto, cpu, gpu", value);
+    return gmm_api_finish(GMM_OK);
 }
 
 int gmm_params_set_string(gmm_params *params, const char *name, const char *value)
 {
     if (!params || !name || !value)
-        return fail_arg("gmm_params_set_string: params, name or value is NULL");
+        return gmm_api_fail_arg("gmm_params_set_string: params, name or value is NULL");
     gmm_options *o = &params->options;
     gmm_status status;
-    if (gmm_api_bayes_set_string(&params->bayes, name, value, &status)) return finish(status);
+    if (gmm_api_bayes_set_string(&params->bayes, name, value, &status)) return gmm_api_finish(status);
     if (!strcmp(name, "covariance_type")) {
         if (gmm_cov_type_parse(value, &o->covariance_type) != 0)
-            return fail_arg("covariance_type '%s' is not one of full, tied, diag, spherical",
+            return gmm_api_fail_arg("covariance_type '%s' is not one of full, tied, diag, spherical",
                             value);
     } else if (!strcmp(name, "init_params")) {
         if (gmm_init_parse(value, &o->init) != 0)
-            return fail_arg("init_params '%s' is not one of kmeans, k-means++, random, "
+            return gmm_api_fail_arg("init_params '%s' is not one of kmeans, k-means++, random, "
                             "random_from_data, knn", value);
     } else if (!strcmp(name, "precision")) {
         if (gmm_precision_parse(value, &o->precision) != 0)
-            return fail_arg("precision '%s' is not one of fp64, fp32, tf32", value);
+            return gmm_api_fail_arg("precision '%s' is not one of fp64, fp32, tf32", value);
     } else if (!strcmp(name, "device")) {
         return parse_device(value, &o->device);
     } else if (!strcmp(name, "space")) {
         if (strcmp(value, "pixels") && strcmp(value, "umap"))
-            return fail_arg("space '%s' is not one of pixels, umap", value);
+            return gmm_api_fail_arg("space '%s' is not one of pixels, umap", value);
         params->space.umap = !strcmp(value, "umap");
     } else {
-        return fail_arg("unknown text parameter '%s' (covariance_type, init_params, device, "
+        return gmm_api_fail_arg("unknown text parameter '%s' (covariance_type, init_params, device, "
                         "precision, space, weight_concentration_prior_type)", name);
     }
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 /* Replaces *slot with a copy of n values (NULL values: clears it). */
@@ -224,97 +219,108 @@ static int keep_copy(double **slot, size_t *slot_n, const double *values, size_t
     free(*slot);
     *slot = NULL;
     *slot_n = 0;
-    if (!values) return finish(GMM_OK);
-    if (n == 0) return fail_arg("%s is empty", name);
+    if (!values) return gmm_api_finish(GMM_OK);
+    if (n == 0) return gmm_api_fail_arg("%s is empty", name);
     *slot = malloc(sizeof(double) * n);
-    if (!*slot) return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for %s", name));
+    if (!*slot) return gmm_api_finish(gmm_error(GMM_ERR_NOMEM, "out of memory for %s", name));
     memcpy(*slot, values, sizeof(double) * n);
     *slot_n = n;
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 int gmm_params_set_weights_init(gmm_params *params, const double *weights, int n_components)
 {
-    if (!params) return fail_arg("gmm_params_set_weights_init: params is NULL");
-    if (weights && n_components < 1) return fail_arg("weights_init needs n_components >= 1");
+    if (!params) return gmm_api_fail_arg("gmm_params_set_weights_init: params is NULL");
+    if (weights && n_components < 1) return gmm_api_fail_arg("weights_init needs n_components >= 1");
     return keep_copy(&params->weights_init, &params->n_weights, weights,
                      weights ? (size_t)n_components : 0, "weights_init");
 }
 
 int gmm_params_set_means_init(gmm_params *params, const double *means, int n_components, int dim)
 {
-    if (!params) return fail_arg("gmm_params_set_means_init: params is NULL");
+    if (!params) return gmm_api_fail_arg("gmm_params_set_means_init: params is NULL");
     if (means && (n_components < 1 || dim < 1))
-        return fail_arg("means_init is %d x %d; both must be >= 1", n_components, dim);
+        return gmm_api_fail_arg("means_init is %d x %d; both must be >= 1", n_components, dim);
     return keep_copy(&params->means_init, &params->n_means, means,
                      means ? (size_t)n_components * dim : 0, "means_init");
 }
 
 int gmm_params_set_precisions_init(gmm_params *params, const double *precisions, size_t count)
 {
-    if (!params) return fail_arg("gmm_params_set_precisions_init: params is NULL");
+    if (!params) return gmm_api_fail_arg("gmm_params_set_precisions_init: params is NULL");
     return keep_copy(&params->precisions_init, &params->n_precisions, precisions,
                      precisions ? count : 0, "precisions_init");
 }
 
 int gmm_params_set_mean_prior(gmm_params *params, const double *mean, int dim)
 {
-    if (!params) return fail_arg("gmm_params_set_mean_prior: params is NULL");
-    if (mean && dim < 1) return fail_arg("mean_prior needs dim >= 1");
-    return finish(gmm_api_bayes_set_array(&params->bayes, 0, mean, mean ? (size_t)dim : 0));
+    if (!params) return gmm_api_fail_arg("gmm_params_set_mean_prior: params is NULL");
+    if (mean && dim < 1) return gmm_api_fail_arg("mean_prior needs dim >= 1");
+    return gmm_api_finish(gmm_api_bayes_set_array(&params->bayes, 0, mean, mean ? (size_t)dim : 0));
 }
 
 int gmm_params_set_covariance_prior(gmm_params *params, const double *covariance, size_t count)
 {
-    if (!params) return fail_arg("gmm_params_set_covariance_prior: params is NULL");
-    return finish(gmm_api_bayes_set_array(&params->bayes, 1, covariance, covariance ? count : 0));
+    if (!params) return gmm_api_fail_arg("gmm_params_set_covariance_prior: params is NULL");
+    return gmm_api_finish(gmm_api_bayes_set_array(&params->bayes, 1, covariance, covariance ? count : 0));
 }
 
 int gmm_params_set_resp_init(gmm_params *params, const double *resp, int64_t n_samples,
                              int n_components)
 {
-    if (!params) return fail_arg("gmm_params_set_resp_init: params is NULL");
+    if (!params) return gmm_api_fail_arg("gmm_params_set_resp_init: params is NULL");
     free(params->resp_init);
     params->resp_init = NULL;
     params->resp_rows = 0;
     params->resp_components = 0;
-    if (!resp) return finish(GMM_OK);
+    if (!resp) return gmm_api_finish(GMM_OK);
     if (n_samples < 1 || n_components < 1)
-        return fail_arg("resp_init is %lld x %d; both must be >= 1", (long long)n_samples,
+        return gmm_api_fail_arg("resp_init is %lld x %d; both must be >= 1", (long long)n_samples,
                         n_components);
     gmm_status status = gmm_check_resp_init(resp, n_samples, n_components);
-    if (status != GMM_OK) return finish(status);
+    if (status != GMM_OK) return gmm_api_finish(status);
     size_t n = (size_t)n_samples * n_components;
     if (!(params->resp_init = malloc(sizeof(double) * n)))
-        return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for resp_init (%lld x %d)",
+        return gmm_api_finish(gmm_error(GMM_ERR_NOMEM, "out of memory for resp_init (%lld x %d)",
                                 (long long)n_samples, n_components));
     memcpy(params->resp_init, resp, sizeof(double) * n);
     params->resp_rows = n_samples;
     params->resp_components = n_components;
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 int gmm_params_set_progress(gmm_params *params, gmm_progress_callback callback, void *user)
 {
-    if (!params) return fail_arg("gmm_params_set_progress: params is NULL");
+    if (!params) return gmm_api_fail_arg("gmm_params_set_progress: params is NULL");
     params->options.on_progress = (gmm_progress_fn)callback; /* the same signature */
     params->options.user = user;
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 int gmm_params_set_start(gmm_params *params, const gmm_mixture *start)
 {
-    if (!params) return fail_arg("gmm_params_set_start: params is NULL");
+    if (!params) return gmm_api_fail_arg("gmm_params_set_start: params is NULL");
     params->start = start;
-    return finish(GMM_OK);
+    return gmm_api_finish(GMM_OK);
 }
 
 /* ---- fit, score, sample ----------------------------------------------------------------- */
 
+/* A zeroed handle with its scoring lock made (NULL when out of memory). */
+static gmm_mixture *mixture_new(void)
+{
+    gmm_mixture *m = calloc(1, sizeof *m);
+    if (m && pthread_mutex_init(&m->score_lock, NULL) != 0) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
 int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, int dim,
                     int dtype, double scale, gmm_mixture **model)
 {
-    if (!params || !model) return fail_arg("gmm_mixture_fit: params or model is NULL");
+    if (!params || !model) return gmm_api_fail_arg("gmm_mixture_fit: params or model is NULL");
     *model = NULL;
     const double *x = NULL;
     double *owned = NULL;
@@ -384,7 +390,7 @@ int gmm_mixture_fit(const gmm_params *params, const void *X, int64_t n_samples, 
             resp = params->resp_init;
         }
     }
-    if (!(m = calloc(1, sizeof *m))) {
+    if (!(m = mixture_new())) {
         status = gmm_error(GMM_ERR_NOMEM, "out of memory for a model handle");
         goto fail;
     }
@@ -405,147 +411,43 @@ fail:
     gmm_umap_space_free(umap);
     gmm_gpu_destroy(gpu);
     free(owned);
-    return finish(status);
+    return gmm_api_finish(status);
 }
 
 void gmm_mixture_free(gmm_mixture *model)
 {
     if (!model) return;
+    gmm_scorer_free(model->scorer);
+    pthread_mutex_destroy(&model->score_lock);
     gmm_model_free(&model->model);
     free(model);
 }
 
 int gmm_mixture_set_device(gmm_mixture *model, const char *device)
 {
-    if (!model || !device) return fail_arg("gmm_mixture_set_device: model or device is NULL");
+    if (!model || !device) return gmm_api_fail_arg("gmm_mixture_set_device: model or device is NULL");
     return parse_device(device, &model->device);
-}
-
-/* The features per sample the scoring functions take: a umap space's inputs (the data is
- * placed in it), else the mixture's own (a model file with a PCA or spectral space from
- * gmm-train is scored on its coordinates, as before). */
-static int scoring_dim(const gmm_model *m)
-{
-    return gmm_space_umap(m->space) ? gmm_model_input_dim(m) : m->dim;
-}
-
-/* Data checked and converted for scoring against the model's features: float64 rows of the
- * model's dim (a umap model's placed in its space). */
-static gmm_status scoring_data(const gmm_mixture *model, const void *X, int64_t n, int dim,
-                               int dtype, double scale, const double **x, double **owned)
-{
-    *x = NULL;
-    *owned = NULL;
-    if (!model) return gmm_error(GMM_ERR_ARG, "the model handle is NULL");
-    if (dim != scoring_dim(&model->model))
-        return gmm_error(GMM_ERR_ARG, "the data has %d features per sample but the model was "
-                         "fitted on %d", dim, scoring_dim(&model->model));
-    if (!gmm_space_umap(model->model.space))
-        return gmm_api_as_float64(X, n, dim, dtype, scale, x, owned);
-    gmm_status st = gmm_api_umap_place(&model->model, X, n, dim, dtype, scale, model->device,
-                                       owned);
-    *x = *owned;
-    return st;
-}
-
-int gmm_mixture_transform(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
-                          int dtype, double scale, double *coords)
-{
-    if (!model || !coords) return fail_arg("gmm_mixture_transform: model or output is NULL");
-    if (!gmm_space_umap(model->model.space))
-        return fail_arg("transform needs a model fitted with space umap (this one: %s)",
-                        gmm_feature_space_name(model->model.space));
-    const double *x;
-    double *owned;
-    gmm_status status = scoring_data(model, X, n_samples, dim, dtype, scale, &x, &owned);
-    if (status == GMM_OK) memcpy(coords, x, sizeof(double) * (size_t)n_samples * model->model.dim);
-    free(owned);
-    return finish(status);
-}
-
-int gmm_mixture_score_samples(const gmm_mixture *model, const void *X, int64_t n_samples,
-                              int dim, int dtype, double scale, double *log_likelihood,
-                              double *proba, int32_t *labels)
-{
-    const double *x;
-    double *owned;
-    gmm_status status = scoring_data(model, X, n_samples, dim, dtype, scale, &x, &owned);
-    if (status == GMM_OK)
-        status = gmm_score_samples(&model->model, x, n_samples, model->device, log_likelihood,
-                                   proba, (int *)labels);
-    free(owned);
-    return finish(status);
-}
-
-int gmm_mixture_score(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
-                      int dtype, double scale, double *mean_log_likelihood)
-{
-    if (!mean_log_likelihood) return fail_arg("gmm_mixture_score: the output is NULL");
-    const double *x;
-    double *owned;
-    gmm_status status = scoring_data(model, X, n_samples, dim, dtype, scale, &x, &owned);
-    if (status == GMM_OK)
-        status = gmm_score(&model->model, x, n_samples, model->device, mean_log_likelihood);
-    free(owned);
-    return finish(status);
-}
-
-static int criterion(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
-                     int dtype, double scale, int bic, double *out)
-{
-    if (!out) return fail_arg("the output of gmm_mixture_%s is NULL", bic ? "bic" : "aic");
-    double mean;
-    int code = gmm_mixture_score(model, X, n_samples, dim, dtype, scale, &mean);
-    if (code != GMM_CODE_OK) return code;
-    *out = bic ? gmm_bic(&model->model, mean, n_samples) : gmm_aic(&model->model, mean, n_samples);
-    return GMM_CODE_OK;
-}
-
-int gmm_mixture_bic(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
-                    int dtype, double scale, double *bic)
-{
-    return criterion(model, X, n_samples, dim, dtype, scale, 1, bic);
-}
-
-int gmm_mixture_aic(const gmm_mixture *model, const void *X, int64_t n_samples, int dim,
-                    int dtype, double scale, double *aic)
-{
-    return criterion(model, X, n_samples, dim, dtype, scale, 0, aic);
-}
-
-int gmm_mixture_sample(const gmm_mixture *model, int64_t n_samples, uint64_t seed, double *X,
-                       int32_t *labels)
-{
-    if (!model || !X) return fail_arg("gmm_mixture_sample: model or output is NULL");
-    if (n_samples < 1) return fail_arg("n_samples=%lld must be >= 1", (long long)n_samples);
-    if (gmm_space_umap(model->model.space))
-        return finish(gmm_error(GMM_ERR_UNSUPPORTED, "the model was fitted in a umap space, "
-                                "which has no way back from its coordinates to the data: it "
-                                "cannot be sampled"));
-    return finish(gmm_sample(&model->model, n_samples, seed, X, (int *)labels));
 }
 
 int gmm_mixture_save(const gmm_mixture *model, const char *path)
 {
-    if (!model || !path) return fail_arg("gmm_mixture_save: model or path is NULL");
-    return finish(gmm_model_save(path, &model->model));
+    if (!model || !path) return gmm_api_fail_arg("gmm_mixture_save: model or path is NULL");
+    return gmm_api_finish(gmm_model_save(path, &model->model));
 }
 
 int gmm_mixture_load(const char *path, gmm_mixture **model)
 {
-    if (!path || !model) return fail_arg("gmm_mixture_load: path or model is NULL");
-    *model = calloc(1, sizeof **model);
-    if (!*model) return finish(gmm_error(GMM_ERR_NOMEM, "out of memory for a model handle"));
+    if (!path || !model) return gmm_api_fail_arg("gmm_mixture_load: path or model is NULL");
+    *model = mixture_new();
+    if (!*model) return gmm_api_finish(gmm_error(GMM_ERR_NOMEM, "out of memory for a model handle"));
     (*model)->device = GMM_DEVICE_AUTO;
     gmm_status status = gmm_model_load(path, &(*model)->model);
     if (status != GMM_OK) {
         gmm_mixture_free(*model);
         *model = NULL;
     }
-    return finish(status);
+    return gmm_api_finish(status);
 }
-
-/* ---- accessors -------------------------------------------------------------------------- */
 
 /* ---- metrics ---------------------------------------------------------------------------- */
 
@@ -553,17 +455,17 @@ int gmm_cluster_scores(const int32_t *clusters, int n_clusters, const uint8_t *c
                        int n_classes, int64_t n_samples, double *accuracy, double *nmi,
                        double *ari)
 {
-    if (!clusters || !classes) return fail_arg("gmm_cluster_scores: clusters or classes is NULL");
+    if (!clusters || !classes) return gmm_api_fail_arg("gmm_cluster_scores: clusters or classes is NULL");
     if (n_samples < 1 || n_clusters < 1 || n_classes < 1 || n_classes > 256)
-        return fail_arg("gmm_cluster_scores: %lld samples, %d clusters, %d classes (samples and "
+        return gmm_api_fail_arg("gmm_cluster_scores: %lld samples, %d clusters, %d classes (samples and "
                         "clusters >= 1, classes in 1..256)", (long long)n_samples, n_clusters,
                         n_classes);
     for (int64_t i = 0; i < n_samples; i++) {
         if (clusters[i] < 0 || clusters[i] >= n_clusters)
-            return fail_arg("clusters[%lld]=%d is outside 0..%d", (long long)i, clusters[i],
+            return gmm_api_fail_arg("clusters[%lld]=%d is outside 0..%d", (long long)i, clusters[i],
                             n_clusters - 1);
         if (classes[i] >= n_classes)
-            return fail_arg("classes[%lld]=%d is outside 0..%d", (long long)i, classes[i],
+            return gmm_api_fail_arg("classes[%lld]=%d is outside 0..%d", (long long)i, classes[i],
                             n_classes - 1);
     }
     cluster_metrics m = {0};
@@ -575,5 +477,5 @@ int gmm_cluster_scores(const int32_t *clusters, int n_clusters, const uint8_t *c
         if (ari) *ari = m.ari;
     }
     cluster_metrics_free(&m);
-    return finish(status);
+    return gmm_api_finish(status);
 }

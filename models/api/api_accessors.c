@@ -6,15 +6,9 @@
 
 #include "models/api/api_mixture.h"
 
-/* The feature count the scoring calls take: the images' for a umap model, else the mixture's. */
-static int scoring_dim(const gmm_model *m)
-{
-    return gmm_space_umap(m->space) ? gmm_model_input_dim(m) : m->dim;
-}
-
 int gmm_mixture_n_components(const gmm_mixture *m) { return m ? m->model.n_components : 0; }
 int gmm_mixture_dim(const gmm_mixture *m) { return m ? m->model.dim : 0; }
-int gmm_mixture_input_dim(const gmm_mixture *m) { return m ? scoring_dim(&m->model) : 0; }
+int gmm_mixture_input_dim(const gmm_mixture *m) { return m ? gmm_api_scoring_dim(&m->model) : 0; }
 const char *gmm_mixture_space(const gmm_mixture *m)
 {
     return m ? gmm_feature_space_name(m->model.space) : "";

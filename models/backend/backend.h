@@ -129,6 +129,12 @@ typedef struct gmm_backend {
      * fit only for destroy. */
     gmm_status (*set_n_components)(gmm_backend_ctx *ctx, int n_components);
 
+    /* Points the context at other rows for the next E-steps: a float64 view of this context's
+     * dim, one rank, at most the rows the context was made for; the parameters stay prepared
+     * (the scoring of many small batches, models/core/score.h's gmm_scorer). Responsibilities
+     * are unset and an M-step afterwards is refused. NULL: not supported (the CUDA backend). */
+    gmm_status (*set_rows)(gmm_backend_ctx *ctx, const gmm_data_view *data);
+
     /* Whether the context streams its data from host memory chunk by chunk (the GPU's when the
      * data does not fit tuning.memory_budget or the free device memory); NULL: never. */
     bool (*streams)(gmm_backend_ctx *ctx);

@@ -17,28 +17,34 @@ gmm_status gmm_score_samples(const gmm_model *model, const double *X, int64_t n_
     return gmm_score_samples_on(model, X, n_samples, device, NULL, log_likelihood, proba, labels);
 }
 
-gmm_status gmm_score_samples_on(const gmm_model *model, const double *X, int64_t n_samples,
-                                gmm_device device, gmm_gpu *gpu, double *log_likelihood,
-                                double *proba, int *labels)
+/* A scoring context on be for n rows of X under model's parameters (a variational model's E-step
+ * takes its posterior's terms, models/bayes.h). */
+static gmm_status scoring_context(const gmm_backend *be, const gmm_model *model, const double *X,
+                                  int64_t n_samples, gmm_gpu *gpu, gmm_backend_ctx **ctx)
 {
-    gmm_status status = GMM_OK;
-    const gmm_backend *be = NULL;
-    gmm_backend_ctx *ctx = NULL;
-    int K = model->n_components;
-    double *log_resp = NULL, *loglik = NULL;
-    if (n_samples < 1) return gmm_error(GMM_ERR_ARG, "no samples to score");
-    if ((status = gmm_backend_select(device, gpu, &be, NULL)) != GMM_OK) return status;
-    if (!be->supports(model->covariance_type, GMM_PRECISION_FP64)) be = &gmm_backend_cpu;
-    if ((proba || labels) && !(log_resp = malloc(sizeof(double) * (size_t)n_samples * K))) goto nomem;
-    if (!log_likelihood && !(loglik = malloc(sizeof(double) * n_samples))) goto nomem;
-    /* a variational model's E-step takes its posterior's terms (models/bayes.h) */
     const gmm_backend_config cfg = {.data = gmm_data_view_f64(X, n_samples, model->dim),
-                                    .n_components = K, .type = model->covariance_type,
+                                    .n_components = model->n_components,
+                                    .type = model->covariance_type,
                                     .precision = GMM_PRECISION_FP64, .gpu = gpu,
                                     .bayes = model->bayes};
-    status = be->create(&ctx, &cfg);
-    if (status != GMM_OK) goto fail;
-    if ((status = be->set_params(ctx, model)) != GMM_OK) goto fail;
+    gmm_status status = be->create(ctx, &cfg);
+    if (status != GMM_OK) return status;
+    if ((status = be->set_params(*ctx, model)) != GMM_OK) {
+        be->destroy(*ctx);
+        *ctx = NULL;
+    }
+    return status;
+}
+
+/* The E-step on the context's rows and the outputs from it (any may be NULL). */
+static gmm_status score_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, int K,
+                                   int64_t n_samples, double *log_likelihood, double *proba,
+                                   int *labels)
+{
+    gmm_status status = GMM_OK;
+    double *log_resp = NULL, *loglik = NULL;
+    if ((proba || labels) && !(log_resp = malloc(sizeof(double) * (size_t)n_samples * K))) goto nomem;
+    if (!log_likelihood && !(loglik = malloc(sizeof(double) * n_samples))) goto nomem;
     double mean;
     if ((status = be->e_step(ctx, &mean)) != GMM_OK) goto fail;
     status = be->get_estep(ctx, log_likelihood ? log_likelihood : loglik, log_resp);
@@ -56,10 +62,69 @@ gmm_status gmm_score_samples_on(const gmm_model *model, const double *X, int64_t
 nomem:
     status = gmm_error(GMM_ERR_NOMEM, "out of memory scoring %lld samples", (long long)n_samples);
 fail:
-    if (be && ctx) be->destroy(ctx);
     free(log_resp);
     free(loglik);
     return status;
+}
+
+gmm_status gmm_score_samples_on(const gmm_model *model, const double *X, int64_t n_samples,
+                                gmm_device device, gmm_gpu *gpu, double *log_likelihood,
+                                double *proba, int *labels)
+{
+    gmm_status status = GMM_OK;
+    const gmm_backend *be = NULL;
+    gmm_backend_ctx *ctx = NULL;
+    if (n_samples < 1) return gmm_error(GMM_ERR_ARG, "no samples to score");
+    if ((status = gmm_backend_select(device, gpu, &be, NULL)) != GMM_OK) return status;
+    if (!be->supports(model->covariance_type, GMM_PRECISION_FP64)) be = &gmm_backend_cpu;
+    if ((status = scoring_context(be, model, X, n_samples, gpu, &ctx)) != GMM_OK) return status;
+    status = score_on_context(be, ctx, model->n_components, n_samples, log_likelihood, proba,
+                              labels);
+    be->destroy(ctx);
+    return status;
+}
+
+struct gmm_scorer {
+    gmm_backend_ctx *ctx; /* the CPU backend's, parameters prepared */
+    int64_t capacity;     /* the rows it was made for */
+};
+
+void gmm_scorer_free(gmm_scorer *s)
+{
+    if (!s) return;
+    gmm_backend_cpu.destroy(s->ctx);
+    free(s);
+}
+
+gmm_status gmm_scorer_score(gmm_scorer **scorer, const gmm_model *model, const double *X,
+                            int64_t n_samples, double *log_likelihood, double *proba,
+                            int *labels)
+{
+    const gmm_backend *be = &gmm_backend_cpu;
+    if (n_samples < 1) return gmm_error(GMM_ERR_ARG, "no samples to score");
+    if (n_samples > GMM_SCORER_MAX_ROWS) /* the set-up is a small part of such a call */
+        return gmm_score_samples_on(model, X, n_samples, GMM_DEVICE_CPU, NULL, log_likelihood,
+                                    proba, labels);
+    gmm_scorer *s = *scorer;
+    gmm_status status;
+    if (s && n_samples <= s->capacity) {
+        const gmm_data_view rows = gmm_data_view_f64(X, n_samples, model->dim);
+        if ((status = be->set_rows(s->ctx, &rows)) != GMM_OK) return status;
+    } else {
+        /* made (again) for these rows: a larger batch than the context holds */
+        gmm_scorer_free(s);
+        *scorer = NULL;
+        if (!(s = calloc(1, sizeof *s)))
+            return gmm_error(GMM_ERR_NOMEM, "out of memory for a scorer");
+        if ((status = scoring_context(be, model, X, n_samples, NULL, &s->ctx)) != GMM_OK) {
+            free(s);
+            return status;
+        }
+        s->capacity = n_samples;
+        *scorer = s;
+    }
+    return score_on_context(be, s->ctx, model->n_components, n_samples, log_likelihood, proba,
+                            labels);
 }
 
 gmm_status gmm_score(const gmm_model *model, const double *X, int64_t n_samples,

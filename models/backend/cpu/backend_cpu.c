@@ -171,6 +171,29 @@ int64_t cpu_mstep_len(const gmm_backend_ctx *c, int64_t r0)
     return c->n_samples - r0 < c->mstep_rows ? c->n_samples - r0 : c->mstep_rows;
 }
 
+/* What the E-step reads of the rows besides the rows: X * X (diag), ||x||^2 (spherical). */
+static void derive_row_values(gmm_backend_ctx *c)
+{
+    const int64_t N = c->n_samples;
+    const size_t d = (size_t)c->dim;
+    for (int64_t r0 = 0, rows; r0 < N && (c->x_squared || c->x_sq_norm); r0 += rows) {
+        rows = cpu_chunk_len(c, r0);
+        const double *X = cpu_chunk_f64(c, r0, rows);
+        if (c->x_squared) {
+            double *x2 = c->x_squared + (size_t)r0 * d;
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)rows * d))
+            for (int64_t i = 0; i < (int64_t)(rows * d); i++) x2[i] = X[i] * X[i];
+        } else {
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(2.0 * rows * d))
+            for (int64_t i = 0; i < rows; i++) {
+                double s = 0;
+                for (size_t j = 0; j < d; j++) s += X[i * d + j] * X[i * d + j];
+                c->x_sq_norm[r0 + i] = s;
+            }
+        }
+    }
+}
+
 static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cfg)
 {
     gmm_status status = GMM_OK;
@@ -201,6 +224,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
     c->type = type;
     c->precision = precision;
     c->bayes_prior = cfg->bayes;
+    c->capacity_rows = n_samples;
     c->tuning_chunk_rows = cfg->tuning ? cfg->tuning->chunk_rows : 0;
     c->chunk_bytes = CHUNK_BYTES;
     if (cfg->tuning && cfg->tuning->memory_budget > 0 &&
@@ -219,28 +243,11 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
                 goto fail;
         }
     } else if (type == GMM_COV_DIAG) {
-        c->x_squared = malloc(sizeof(double) * N * d);
-        if (!c->x_squared) goto nomem;
-        for (int64_t r0 = 0, rows; r0 < (int64_t)N; r0 += rows) {
-            rows = cpu_chunk_len(c, r0);
-            const double *X = cpu_chunk_f64(c, r0, rows);
-            double *x2 = c->x_squared + (size_t)r0 * d;
-#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)rows * d))
-            for (int64_t i = 0; i < (int64_t)(rows * d); i++) x2[i] = X[i] * X[i];
-        }
+        if (!(c->x_squared = malloc(sizeof(double) * N * d))) goto nomem;
+        derive_row_values(c);
     } else {
-        c->x_sq_norm = malloc(sizeof(double) * N);
-        if (!c->x_sq_norm) goto nomem;
-        for (int64_t r0 = 0, rows; r0 < (int64_t)N; r0 += rows) {
-            rows = cpu_chunk_len(c, r0);
-            const double *X = cpu_chunk_f64(c, r0, rows);
-#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(2.0 * rows * d))
-            for (int64_t i = 0; i < rows; i++) {
-                double s = 0;
-                for (size_t j = 0; j < d; j++) s += X[i * d + j] * X[i * d + j];
-                c->x_sq_norm[r0 + i] = s;
-            }
-        }
+        if (!(c->x_sq_norm = malloc(sizeof(double) * N))) goto nomem;
+        derive_row_values(c);
     }
     if (type == GMM_COV_TIED) {
         /* X^T X of every rank's rows: one SYRK over a float64 view, chunk by chunk otherwise */
@@ -450,6 +457,26 @@ static gmm_status cpu_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *cen
     return status;
 }
 
+/* The table's set_rows: other float64 rows for the E-step, as many as the context was made for
+ * at most; the parameters stay prepared. X^T X (tied) and the float32 copy are the first rows':
+ * an M-step after it is refused. */
+static gmm_status cpu_set_rows(gmm_backend_ctx *c, const gmm_data_view *v)
+{
+    gmm_status status = gmm_data_view_check(v);
+    if (status != GMM_OK) return status;
+    if (v->dim != c->dim || v->n_rows > c->capacity_rows || v->elem != GMM_ELEM_F64 ||
+        v->n_total != v->n_rows || c->X_f32 || gmm_comm_size(c->comm) > 1)
+        return gmm_error(GMM_ERR_ARG, "set_rows: %lld float64 rows of %d values do not fit a "
+                         "context of %lld rows of %d on one rank, in fp64",
+                         (long long)v->n_rows, v->dim, (long long)c->capacity_rows, c->dim);
+    c->data = *v;
+    c->n_samples = v->n_rows;
+    derive_row_values(c);
+    c->have_resp = 0;
+    c->rows_replaced = 1;
+    return GMM_OK;
+}
+
 static gmm_status cpu_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp)
 {
     if (log_likelihood)
@@ -475,4 +502,5 @@ const gmm_backend gmm_backend_cpu = {
     .kmeans_lloyd = cpu_kmeans_lloyd,
     .kmeans_plusplus = cpu_kmeans_plusplus,
     .set_n_components = cpu_set_n_components,
+    .set_rows = cpu_set_rows,
 };

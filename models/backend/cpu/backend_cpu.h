@@ -37,6 +37,8 @@ struct gmm_backend_ctx {
     int64_t tuning_chunk_rows; /* the options' tuning.chunk_rows (0: none) */
     size_t chunk_bytes;        /* CHUNK_BYTES, or a quarter of tuning.memory_budget */
     int have_params, have_resp;
+    int64_t capacity_rows;  /* the rows the context was made for (set_rows takes at most these) */
+    int rows_replaced;      /* set_rows ran: X^T X and the fp32 copy are not these rows' */
 
     /* a variational fit (models/bayes.h): NULL otherwise */
     const gmm_bayes *bayes_prior; /* the configuration's priors */

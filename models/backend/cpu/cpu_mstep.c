@@ -26,6 +26,8 @@
 gmm_status cpu_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report)
 {
     if (!c->have_resp) return gmm_error(GMM_ERR_ARG, "M-step before responsibilities were set");
+    if (c->rows_replaced)
+        return gmm_error(GMM_ERR_ARG, "M-step on a context whose rows set_rows replaced");
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
     const int64_t N = c->n_samples;
