@@ -384,5 +384,6 @@ extern "C" const gmm_backend gmm_backend_cuda = {
     cuda_kmeans_lloyd,
     cuda_kmeans_plusplus,
     cuda_set_n_components,
+    NULL, /* set_rows: a GPU scores per call (models/core/score.h) */
     cuda_streams,
 };
