@@ -88,7 +88,8 @@ class _VerbosePrinter:
     time since the last such line and the lower bound's change) and "Initialization converged:
     ..." after its last iteration (printed when the next run starts, or by finish). The times
     are wall-clock from the fit's start, so the first includes the initialisation, as
-    scikit-learn's; "converged" is scikit-learn's converged_ at that point: any run so far."""
+    scikit-learn's; "converged" is scikit-learn's converged_ at that point: any run so far.
+    With verbose 0 it prints nothing and only keeps that flag (the fit's converged_)."""
 
     def __init__(self, verbose, interval, tol, previous_lower_bound=None):
         self.verbose, self.interval, self.tol = verbose, interval, tol
@@ -103,7 +104,8 @@ class _VerbosePrinter:
         now = time.perf_counter()
         if iteration == 1:
             self.finish()
-            print(f"Initialization {init_index}")
+            if self.verbose:
+                print(f"Initialization {init_index}")
             self.run_open = True
             self.init_start = self.line_time = self.last_time  # the previous run's end
             if self.previous_lower_bound is not None:  # scikit-learn starts from lower_bound_
@@ -111,7 +113,7 @@ class _VerbosePrinter:
         self.last_time, self.lower_bound = now, lower_bound
         if abs(change) < self.tol:
             self.converged = True
-        if iteration % self.interval == 0:
+        if self.verbose and iteration % self.interval == 0:
             if self.verbose == 1:
                 print(f"  Iteration {iteration}")
             else:
@@ -124,6 +126,8 @@ class _VerbosePrinter:
         if not self.run_open:
             return
         self.run_open = False
+        if not self.verbose:
+            return
         if self.verbose == 1:
             print(f"Initialization converged: {self.converged}")
         else:
@@ -305,28 +309,28 @@ class GaussianMixture(*_BASES):
                                      "fit.")
                 _check(lib.gmm_params_set_start(params, start.ptr))
             printer = self._progress_printer(start)
-            if printer is not None:
-                _check(lib.gmm_params_set_progress(
-                    params, ctypes.cast(printer.callback, ctypes.c_void_p), None))
+            _check(lib.gmm_params_set_progress(
+                params, ctypes.cast(printer.callback, ctypes.c_void_p), None))
             out = ctypes.c_void_p()
             _check(lib.gmm_mixture_fit(params, *_data_args(arr, code), ctypes.byref(out)))
         finally:
             lib.gmm_params_free(params)
-        if printer is not None:
-            printer.finish()
+        printer.finish()
         self._adopt(_Handle(out.value))
+        # scikit-learn's converged_: whether any run converged (the model file keeps the best
+        # run's flag), and its warning when none did, naming the last run
+        self.converged_ = printer.converged
         if not self.converged_:
-            warnings.warn(f"Best performing initialization did not converge after {self.n_iter_} "
-                          f"iterations. Try different init parameters, or increase max_iter, "
-                          f"tol, or check for degenerate data.", ConvergenceWarning)
+            n_runs = 1 if start is not None else self.n_init
+            warnings.warn(f"Initialization {n_runs} did not converge. Try different init "
+                          f"parameters, or increase max_iter, tol or check for degenerate data.",
+                          ConvergenceWarning)
         return self
 
     def _progress_printer(self, start=None):
-        """verbose >= 1: a _VerbosePrinter (its callback kept alive by the caller through the
-        fit); None otherwise. start: the warm start's model, whose lower bound the first
-        iteration's change is taken from, as scikit-learn's."""
-        if not self.verbose:
-            return None
+        """A _VerbosePrinter (its callback kept alive by the caller through the fit), silent at
+        verbose 0. start: the warm start's model, whose lower bound the first iteration's
+        change is taken from, as scikit-learn's."""
         previous = self.lower_bound_ if start is not None else None
         return _VerbosePrinter(self.verbose, self.verbose_interval, self.tol, previous)
 

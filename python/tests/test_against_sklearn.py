@@ -2,6 +2,8 @@
 (weights_init, means_init, precisions_init) on the same data: every covariance type agrees to
 1e-8 on the fitted parameters, the lower bound, the scores and the predictions."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ import gmm
 from conftest import blobs
 
 mixture = pytest.importorskip("sklearn.mixture")
+ConvergenceWarning = pytest.importorskip("sklearn.exceptions").ConvergenceWarning
 
 TOL = dict(rtol=1e-8, atol=1e-8)
 
@@ -86,3 +89,20 @@ def test_warm_start_continues_like_sklearn():
         ref.fit(X)
     np.testing.assert_allclose(ours.means_, ref.means_, **TOL)
     np.testing.assert_allclose(ours.lower_bound_, ref.lower_bound_, **TOL)
+
+
+@pytest.mark.parametrize("n_init", [1, 2])
+def test_convergence_warning_and_flag_like_sklearn(n_init):
+    """converged_ is scikit-learn's (any run converged) and the warning when none did is its
+    sentence, naming the last run."""
+    X, _ = blobs(n=300, d=3, k=2, seed=5)
+    common = dict(n_components=2, max_iter=1, n_init=n_init, random_state=0)
+    with pytest.warns(ConvergenceWarning) as ours:
+        a = gmm.GaussianMixture(**common).fit(X)
+    with pytest.warns(ConvergenceWarning) as ref:
+        b = mixture.GaussianMixture(**common).fit(X)
+    assert a.converged_ is False and b.converged_ is False
+    assert [str(w.message) for w in ours] == [str(w.message) for w in ref]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # converging runs warn nothing
+        assert gmm.GaussianMixture(n_components=2, n_init=n_init, random_state=0).fit(X).converged_
