@@ -157,14 +157,7 @@ gmm_status gmm_bayes_new_from_prior(gmm_bayes **out, const gmm_bayes *prior, gmm
 {
     gmm_status status = gmm_bayes_alloc(out, type, K, d);
     if (status != GMM_OK) return status;
-    gmm_bayes *b = *out;
-    b->weight_prior_type = prior->weight_prior_type;
-    b->weight_concentration_prior = prior->weight_concentration_prior;
-    b->mean_precision_prior = prior->mean_precision_prior;
-    b->degrees_of_freedom_prior = prior->degrees_of_freedom_prior;
-    memcpy(b->mean_prior, prior->mean_prior, sizeof(double) * (size_t)d);
-    memcpy(b->covariance_prior, prior->covariance_prior,
-           sizeof(double) * gmm_bayes_prior_cov_size(type, d));
+    gmm_bayes_copy_prior(*out, prior, type, d);
     return GMM_OK;
 }
 

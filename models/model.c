@@ -195,11 +195,8 @@ void gmm_bayes_free(gmm_bayes *b)
     free(b);
 }
 
-void gmm_bayes_copy_into(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type,
-                         int n_components, int dim)
+void gmm_bayes_copy_prior(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type, int dim)
 {
-    if (dst == src) return;
-    size_t K = (size_t)n_components;
     dst->weight_prior_type = src->weight_prior_type;
     dst->weight_concentration_prior = src->weight_concentration_prior;
     dst->mean_precision_prior = src->mean_precision_prior;
@@ -207,6 +204,14 @@ void gmm_bayes_copy_into(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type
     memcpy(dst->mean_prior, src->mean_prior, sizeof(double) * (size_t)dim);
     memcpy(dst->covariance_prior, src->covariance_prior,
            sizeof(double) * gmm_bayes_prior_cov_size(type, dim));
+}
+
+void gmm_bayes_copy_into(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type,
+                         int n_components, int dim)
+{
+    if (dst == src) return;
+    size_t K = (size_t)n_components;
+    gmm_bayes_copy_prior(dst, src, type, dim);
     memcpy(dst->weight_concentration, src->weight_concentration, sizeof(double) * 2 * K);
     memcpy(dst->mean_precision, src->mean_precision, sizeof(double) * K);
     memcpy(dst->degrees_of_freedom, src->degrees_of_freedom, sizeof(double) * K);

@@ -124,6 +124,8 @@ gmm_status gmm_model_compute_precisions(gmm_model *model);
 /* A new gmm_bayes for K components of dimension dim: every array allocated and zeroed. */
 gmm_status gmm_bayes_alloc(gmm_bayes **out, gmm_cov_type type, int n_components, int dim);
 void gmm_bayes_free(gmm_bayes *bayes); /* accepts NULL */
+/* Copies src's priors (its posterior part not) into dst, allocated for the same type and dim. */
+void gmm_bayes_copy_prior(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type, int dim);
 /* Copies src's values into dst (both allocated for the same type, K and dim). */
 void gmm_bayes_copy_into(gmm_bayes *dst, const gmm_bayes *src, gmm_cov_type type,
                          int n_components, int dim);
