@@ -50,6 +50,10 @@ static void usage(FILE *out)
             "                         knn (density peaks of the k-nearest-neighbour graph),\n"
             "                         spectral (the responsibilities of a mixture fitted in\n"
             "                         the spectral embedding of the kNN graph)\n"
+            "  --kmeans-sample N|all  --init kmeans: on more than N images, k-means++ and\n"
+            "                         Lloyd run on a uniform sample of N of them, then at\n"
+            "                         most 10 Lloyd passes over all (default: a sample of\n"
+            "                         262144 above 1048576 images; all: every image)\n"
             "  --knn-neighbors K      --init knn/spectral, --space spectral/umap: neighbours\n"
             "                         per point, itself counted (default 10; 15 for --space\n"
             "                         umap; 1..127, at least 2 for the spaces)\n"
@@ -126,7 +130,7 @@ static void usage(FILE *out)
 }
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
-       OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_IMAGES,
+       OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_KMEANS_SAMPLE, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
        OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION, OPT_EMBED_DIMS,
@@ -186,6 +190,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"png", required_argument, 0, OPT_PNG},
         {"knn-neighbors", required_argument, 0, OPT_KNN_NEIGHBORS},
         {"knn-sample", required_argument, 0, OPT_KNN_SAMPLE},
+        {"kmeans-sample", required_argument, 0, OPT_KMEANS_SAMPLE},
         {"images", required_argument, 0, OPT_IMAGES},
         {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
         {"blur", required_argument, 0, OPT_BLUR}, {"quiet", no_argument, 0, 'q'},
@@ -295,6 +300,14 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             if (cli_parse_int("--knn-sample", optarg, 2, INT_MAX, &v)) return 1;
             opt.knn_sample_size = v;
             break;
+        case OPT_KMEANS_SAMPLE:
+            if (strcmp(optarg, "all") == 0) {
+                opt.kmeans_sample_size = -1;
+                break;
+            }
+            if (cli_parse_int("--kmeans-sample", optarg, 1, LLONG_MAX, &v)) return 1;
+            opt.kmeans_sample_size = v;
+            break;
         case OPT_IMAGES:
             if (!*optarg) return cli_error("--images needs a directory");
             images_dir = optarg;
@@ -399,6 +412,12 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (k_is_range && opt.checkpoint_every > 0)
         return cli_error("--checkpoint writes one model as it is fitted: not with a K range");
     if (k_is_range) opt.n_components = k_range.k_first;
+    {
+        const int k_most = k_is_range ? k_range.k_last : opt.n_components;
+        if (opt.kmeans_sample_size > 0 && opt.kmeans_sample_size < k_most)
+            return cli_error("--kmeans-sample %lld is fewer images than the %d components of -k",
+                             (long long)opt.kmeans_sample_size, k_most);
+    }
     if (gpus != 0 && opt.device == GMM_DEVICE_CPU)
         return cli_error("--gpus and --device cpu contradict each other");
     if (weight_prior_given && !bayesian)

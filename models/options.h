@@ -132,6 +132,12 @@ struct gmm_options {
     gmm_device device;          /* auto */
     gmm_precision precision;    /* fp64 */
     int kmeans_max_iter;        /* Lloyd iterations for init=kmeans, 300 like scikit-learn */
+    int64_t kmeans_sample_size; /* init=kmeans on more rows than this: k-means++ and Lloyd on a
+                                   uniform sample of this many rows, then at most
+                                   GMM_KMEANS_FULL_PASSES Lloyd passes over every row
+                                   (models/core/init_kmeans.h). 0: the default
+                                   (GMM_KMEANS_SAMPLE_AUTO rows when there are more than
+                                   GMM_KMEANS_SAMPLE_ABOVE); < 0: every row, always */
     int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127;
                                    0 means the default) */
     int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;

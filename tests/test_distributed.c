@@ -2,8 +2,9 @@
  * U8 view, converted chunk by chunk) equals the fit of the same values as a float64 matrix, also
  * when a tiny memory budget makes the chunks a few rows; a fit of data split over 2 and 3 ranks
  * (threads of this process, models/dist/comm_threads.h; 601 rows do not divide) gives the one-rank
- * lower bound to 1e-10, the same labels and the same means; k-means++ over ranks draws the same
- * seeds; and a rank that fails ends every rank with its message instead of a hang. */
+ * lower bound to 1e-10, the same labels and the same means, also from a k-means on a sample of
+ * the rows; k-means++ over ranks draws the same seeds; and a rank that fails ends every rank with
+ * its message instead of a hang. */
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
@@ -197,6 +198,40 @@ START_TEST(test_ranks_equal_one)
 }
 END_TEST
 
+/* The k-means on a sample (models/core/init_kmeans.h: 150 of the 601 rows, each rank gathering
+ * its share) gives the one-rank fit on 2 and 3 ranks, and on these blobs the optimum of the fit
+ * started from the k-means of every row. */
+START_TEST(test_sampled_kmeans_ranks_equal_one)
+{
+    uint8_t *bytes = make_bytes(13);
+    int *one = malloc(sizeof(int) * N), *many = malloc(sizeof(int) * N);
+    gmm_options o = base_options(GMM_COV_FULL), all_rows = o;
+    o.kmeans_sample_size = 150;
+    all_rows.kmeans_sample_size = -1;
+    rank_job single[1], every[1], jobs[3];
+    fit_on_ranks(1, bytes, &o, -1, 0, single, one);
+    fit_on_ranks(1, bytes, &all_rows, -1, 0, every, NULL);
+    double e_all = tu_rel_error_1(single[0].model.lower_bound, every[0].model.lower_bound);
+    printf("sampled k-means vs every row's: lower bound %.3g (%.9f, %.9f)\n", e_all,
+           single[0].model.lower_bound, every[0].model.lower_bound);
+    ck_assert_msg(e_all <= 1e-9, "the sampled start reached another optimum");
+    for (int size = 2; size <= 3; size++) {
+        fit_on_ranks(size, bytes, &o, -1, 0, jobs, many);
+        double e = tu_rel_error_1(jobs[0].model.lower_bound, single[0].model.lower_bound);
+        double em = tu_rel_error(jobs[0].model.means, single[0].model.means, (size_t)K * D);
+        printf("sampled k-means, %d ranks vs 1: lower bound %.3g, means %.3g\n", size, e, em);
+        ck_assert_msg(e <= 1e-10 && em <= 1e-10, "%d ranks: the sampled fit differs", size);
+        ck_assert_int_eq(memcmp(one, many, sizeof(int) * N), 0);
+        free_jobs(jobs, size);
+    }
+    free_jobs(single, 1);
+    free_jobs(every, 1);
+    free(bytes);
+    free(one);
+    free(many);
+}
+END_TEST
+
 /* k-means++ over 3 ranks draws the one-rank seeds (the same rng calls). */
 START_TEST(test_kmeans_plusplus_over_ranks)
 {
@@ -254,6 +289,7 @@ static Suite *distributed_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_view_equals_matrix);
     tcase_add_test(tc, test_ranks_equal_one);
+    tcase_add_test(tc, test_sampled_kmeans_ranks_equal_one);
     tcase_add_test(tc, test_kmeans_plusplus_over_ranks);
     tcase_add_test(tc, test_failed_rank_ends_all);
     suite_add_tcase(s, tc);

@@ -14,6 +14,7 @@
 #include "models/core/em.h"
 #include "models/core/bayes_prior.h"
 #include "models/core/init.h"
+#include "models/core/init_kmeans.h"
 #include "models/precisions.h"
 
 /* A component holding less than this many samples' worth of responsibility is empty. */
@@ -122,27 +123,6 @@ fail:
     return status;
 }
 
-/* k-means initialisation on the backend's device: k-means++ seeds (the same random draws as
- * gmm_init_resp), then be->kmeans_lloyd, which leaves the one-hot responsibilities in the
- * context, as set_resp would: nothing crosses back but the seeds. */
-static gmm_status device_kmeans_init(const gmm_backend *be, gmm_backend_ctx *ctx, int dim, int K,
-                                     int max_iter, gmm_rng *rng)
-{
-    gmm_status status = GMM_OK;
-    int64_t *idx = malloc(sizeof(int64_t) * K);
-    double *centers = malloc(sizeof(double) * (size_t)K * dim);
-    if (!idx || !centers) {
-        status = gmm_error(GMM_ERR_NOMEM, "out of memory in k-means");
-        goto fail;
-    }
-    if ((status = be->kmeans_plusplus(ctx, rng, idx, centers)) != GMM_OK) goto fail;
-    status = be->kmeans_lloyd(ctx, max_iter, centers, NULL);
-fail:
-    free(idx);
-    free(centers);
-    return status;
-}
-
 /* Whether the initialisation needs all the data as one float64 matrix on the host (every
  * method but k-means, which runs on the backend's rows). */
 static int init_needs_host_matrix(const gmm_options *o)
@@ -166,7 +146,7 @@ static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx,
         memcpy(resp, initial_resp, sizeof(double) * (size_t)n_samples * K);
         status = GMM_OK;
     } else if (o->init == GMM_INIT_KMEANS) {
-        status = device_kmeans_init(be, ctx, dim, K, o->kmeans_max_iter, rng);
+        status = gmm_kmeans_init_on_backend(be, ctx, data, o, rng);
         resp_in_ctx = 1;
     } else {
         const double *X = data->rows; /* gmm_fit_on_context checked: float64, one rank */
