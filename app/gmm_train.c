@@ -25,7 +25,6 @@
 #include "data/dataset.h"
 #include "kernels/gpu_info.h"
 #include "models/core/em.h"
-#include "models/core/score.h"
 #include "models/core/init.h"
 #include "models/io/model_io.h"
 #include "models/features/pca.h"
@@ -406,22 +405,9 @@ int main(int argc, char **argv)
     printf("%s in %d iterations, %.2f s fitting (%.2f s in all); lower bound %.6f\n",
            model.converged ? "converged" : "NOT converged", model.n_iter, t_fit - t_loaded,
            t_fit - t_start, model.lower_bound);
-    if (opt.precision != GMM_PRECISION_FP64) {
-        /* the summary and the pictures judge the model in float64, not in the fit's precision:
-         * the handed-on scores are computed again, into the same arrays */
-        st = X ? GMM_OK : dataset_to_double(&ds, &X);
-        if (st == GMM_OK)
-            st = gmm_score_samples_on(&model, X, ds.n_samples, opt.device, gpu,
-                                      fit_scores.log_likelihood, fit_scores.proba,
-                                      fit_scores.labels);
-        if (st != GMM_OK) {
-            rc = cli_fail(st);
-            goto done;
-        }
-        double mean = 0;
-        for (int64_t i = 0; i < ds.n_samples; i++) mean += fit_scores.log_likelihood[i];
-        fit_scores.mean_log_likelihood = mean / (double)ds.n_samples;
-    }
+    /* the summary and the pictures judge the model in float64 whatever the fit's precision:
+     * the fit's final scores are float64 (models/core/em.h), computed on its own device from
+     * the data it holds, with no float64 copy of the images here */
     if (!saver.begun) { /* a K range's chosen model, or labelled data */
         label_model(&model);
         /* the model file remembers which component stands for which label */

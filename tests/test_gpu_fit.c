@@ -1,7 +1,8 @@
 /* Check suite for the CUDA backend's initialisation and whole fits against the CPU: device
  * k-means (host and device responsibilities, empty clusters, float32), k-means++ seeding (the
  * same draws, the same seeds), and whole fits (identical labels) on a synthetic mixture and,
- * when MNIST is present, on the first 5000 real digits. Skips without a GPU. CUDA is touched
+ * when MNIST is present, on the first 5000 real digits; a float32/TF32 fit's handed-on scores
+ * are float64 scoring of its model. Skips without a GPU. CUDA is touched
  * only inside the tests (each runs in Check's forked child). */
 #include <math.h>
 #include <stdio.h>
@@ -378,6 +379,86 @@ START_TEST(test_fit_mnist)
 }
 END_TEST
 
+/* A float32/TF32 fit's handed-on scores are float64 scoring of its final model (the backend's
+ * e_step_f64 on the fit's context): within 1e-9 of gmm_score_samples on the CPU, the same
+ * labels, for the ways the context holds the data: float64 rows kept as a float32 copy (read
+ * again from the host), image bytes kept as a float32 copy (recovered from it), bytes resident
+ * as bytes (chunk_rows forced), bytes streamed from host memory (a small memory budget). */
+static void check_single_fit_scores(gmm_precision precision, gmm_cov_type type)
+{
+    const int64_t N = 3000;
+    const int d = 300, K = 5; /* d >= 224: the E-step product in column blocks */
+    uint8_t *bytes = tu_synthetic_bytes(N, d, K, 41);
+    double *X = malloc(sizeof(double) * N * d), *ll = malloc(sizeof(double) * N),
+           *proba = malloc(sizeof(double) * N * K);
+    int *labels = malloc(sizeof(int) * N);
+    ck_assert(X && ll && proba && labels);
+    for (int64_t i = 0; i < N * d; i++) X[i] = bytes[i] / 255.0;
+    const char *ways[4] = {"float64 rows", "bytes (float32 copy)", "bytes resident",
+                           "bytes streamed"};
+    for (int way = 0; way < 4; way++) {
+        gmm_options o;
+        gmm_options_default(&o);
+        o.n_components = K;
+        o.covariance_type = type;
+        o.precision = precision;
+        o.device = GMM_DEVICE_GPU;
+        o.seed = 5;
+        o.max_iter = 15;
+        o.reg_covar = 1e-4;
+        if (way == 2) o.tuning.chunk_rows = 700;
+        if (way == 3) o.tuning.memory_budget = 400 << 10; /* 900 KB of bytes */
+        const gmm_data_view view = {.elem = way ? GMM_ELEM_U8 : GMM_ELEM_F64,
+                                    .rows = way ? (const void *)bytes : (const void *)X,
+                                    .n_rows = N, .dim = d, .first_row = 0, .n_total = N};
+        gmm_model m = {0};
+        gmm_fit_scores fs = {0};
+        CHECK_OK(gmm_fit_view(&view, &o, &m, &fs));
+        ck_assert_int_eq(fs.data_streamed, way == 3);
+        CHECK_OK(gmm_score_samples(&m, X, N, GMM_DEVICE_CPU, ll, proba, labels));
+        double mean = 0;
+        for (int64_t i = 0; i < N; i++) mean += ll[i];
+        mean /= (double)N;
+        const double ll_err = tu_rel_error(fs.log_likelihood, ll, (size_t)N),
+                     p_err = tu_rel_error(fs.proba, proba, (size_t)N * K),
+                     mean_err = tu_rel_error_1(fs.mean_log_likelihood, mean);
+        printf("%s %s, %s: handed-on scores against float64 scoring on the CPU: log p %.2e, "
+               "proba %.2e, mean %.2e\n", gmm_precision_name(precision),
+               gmm_cov_type_name(type), ways[way], ll_err, p_err, mean_err);
+        ck_assert_msg(ll_err <= 1e-9 && p_err <= 1e-9 && mean_err <= 1e-9,
+                      "%s: the scores are not float64 scoring of the model", ways[way]);
+        ck_assert_int_eq(count_label_differences(fs.labels, labels, N), 0);
+        gmm_fit_scores_free(&fs);
+        gmm_model_free(&m);
+    }
+    free(bytes);
+    free(X);
+    free(ll);
+    free(proba);
+    free(labels);
+}
+
+START_TEST(test_tf32_full_scores_are_f64)
+{
+    if (!tu_gpu_available()) return;
+    check_single_fit_scores(GMM_PRECISION_TF32, GMM_COV_FULL);
+}
+END_TEST
+
+START_TEST(test_fp32_tied_scores_are_f64)
+{
+    if (!tu_gpu_available()) return;
+    check_single_fit_scores(GMM_PRECISION_FP32, GMM_COV_TIED);
+}
+END_TEST
+
+START_TEST(test_tf32_diag_scores_are_f64)
+{
+    if (!tu_gpu_available()) return;
+    check_single_fit_scores(GMM_PRECISION_TF32, GMM_COV_DIAG);
+}
+END_TEST
+
 static Suite *gpu_fit_suite(void)
 {
     Suite *s = suite_create("gpu_fit");
@@ -390,6 +471,9 @@ static Suite *gpu_fit_suite(void)
     tcase_add_test(tc, test_kpp_mnist);
     tcase_add_test(tc, test_fit_synthetic);
     tcase_add_test(tc, test_fit_mnist);
+    tcase_add_test(tc, test_tf32_full_scores_are_f64);
+    tcase_add_test(tc, test_fp32_tied_scores_are_f64);
+    tcase_add_test(tc, test_tf32_diag_scores_are_f64);
     suite_add_tcase(s, tc);
     return s;
 }

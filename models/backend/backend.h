@@ -138,6 +138,15 @@ typedef struct gmm_backend {
     /* Whether the context streams its data from host memory chunk by chunk (the GPU's when the
      * data does not fit tuning.memory_budget or the free device memory); NULL: never. */
     bool (*streams)(gmm_backend_ctx *ctx);
+
+    /* The E-step in float64 whatever the context's precision: on a context made for fp32 or
+     * tf32, the product and the data read in float64 (the data converted chunk by chunk from
+     * what the context holds, exactly the view's values; float64 factors and a float64 chunk
+     * workspace made for the call and freed after it), the rest as e_step: the same outputs
+     * (get_estep), the same mean over every rank's rows, what an E-step of a float64 context
+     * on the same rows gives. On an fp64 context it is e_step itself. The context's prepared
+     * parameters of its own precision are left as they were. The final scores of a fit. */
+    gmm_status (*e_step_f64)(gmm_backend_ctx *ctx, double *mean_log_likelihood);
 } gmm_backend;
 
 /* The registry: the backend for a device choice. With a resources object (gpu not NULL) and a

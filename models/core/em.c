@@ -168,15 +168,20 @@ static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx,
 }
 
 /* The final E-step under the model's parameters on the fit's context (set back first when a
- * later initialisation left others there), and the scores it hands on. */
+ * later initialisation left others there), and the scores it hands on: in float64 whatever the
+ * fit's precision (e_step_f64: the data the context holds, converted chunk by chunk on its own
+ * device), so that they judge the model, not the precision it was fitted in. */
 static gmm_status final_scores(const gmm_backend *be, gmm_backend_ctx *ctx, const gmm_model *model,
-                               int params_in_ctx, gmm_fit_scores *s)
+                               int params_in_ctx, gmm_precision precision, gmm_fit_scores *s)
 {
     gmm_status status = GMM_OK;
     int64_t N = s->n_samples;
     int K = s->n_components;
     if (!params_in_ctx && (status = be->set_params(ctx, model)) != GMM_OK) return status;
-    if ((status = be->e_step(ctx, &s->mean_log_likelihood)) != GMM_OK) return status;
+    status = precision != GMM_PRECISION_FP64 && be->e_step_f64
+                 ? be->e_step_f64(ctx, &s->mean_log_likelihood)
+                 : be->e_step(ctx, &s->mean_log_likelihood);
+    if (status != GMM_OK) return status;
     /* log responsibilities into proba, then exponentiated in place */
     if ((status = be->get_estep(ctx, s->log_likelihood, s->proba)) != GMM_OK) return status;
     for (int64_t i = 0; i < N; i++) {
@@ -444,7 +449,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
     }
     if (scores) {
         t_phase = now_seconds();
-        status = final_scores(be, ctx, model, best_is_in_ctx, scores);
+        status = final_scores(be, ctx, model, best_is_in_ctx, o->precision, scores);
         scores->seconds_setup = seconds_setup;
         scores->seconds_init = seconds_init;
         scores->seconds_em = seconds_em;

@@ -30,7 +30,9 @@ gmm_status gmm_fit(const double *X, int64_t n_samples, int dim, const gmm_option
 
 /* What a fit hands on besides the model: the final E-step under the returned parameters (as
  * scikit-learn's fit does one, so that fit_predict agrees with fit + predict), run on the fit's
- * own backend context: the data is not uploaded again and nothing is computed twice. */
+ * own backend context: the data is not uploaded again and nothing is computed twice. It runs in
+ * float64 whatever options->precision (the backend's e_step_f64: the data the context holds,
+ * converted chunk by chunk on its device), so the scores equal gmm_score_samples of the model. */
 typedef struct {
     int64_t n_samples;
     int n_components;

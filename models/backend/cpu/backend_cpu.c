@@ -3,7 +3,8 @@
  * for the E-step (full/tied: the triangle-blocked product of models/backend/cpu/cpu_estep.h) and OpenMP
  * loops for the row reductions. Under GMM_PRECISION_FP32 (full and tied) the E-step's product
  * is an SGEMM on a float32 copy of the data made once; distances, log-sum-exp, every sum and the
- * M-step stay float64. The data view (models/data_view.h) is not copied: float64 rows are read
+ * M-step stay float64, and e_step_f64 (a fit's final scores) runs the float64 product on the
+ * view's rows with float64 factors made for the call. The data view (models/data_view.h) is not copied: float64 rows are read
  * where they are, bytes and float32 are converted chunk by chunk. Work is done in row chunks so
  * that the temporaries stay near CHUNK_BYTES (or a quarter of tuning.memory_budget) whatever N
  * and K are. In a distributed fit (models/dist/comm.h) the M-step's sufficient statistics (N_k, the
@@ -379,25 +380,27 @@ static void mahalanobis_chunk(gmm_backend_ctx *c, int64_t r0, int64_t rows, doub
     }
 }
 
-/* Per row chunk: full/tied the triangle-blocked product [X U_1 .. X U_K] and its squared
- * distances (models/backend/cpu/cpu_estep.h, DGEMM or SGEMM), diag/spherical the GEMM expansion; then the
- * kernel layer's row operation from the distances (log-sum-exp, log responsibilities). Then
- * the mean of log p(x_i), summed in index order. */
-static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+/* Per row chunk of `step` rows: full/tied the triangle-blocked product [X U_1 .. X U_K] and
+ * its squared distances (models/backend/cpu/cpu_estep.h: SGEMM on the float32 copy when f32,
+ * else DGEMM on the rows in float64) from the packed factors, centers and workspace given,
+ * diag/spherical the GEMM expansion; then the kernel layer's row operation from the distances
+ * (log-sum-exp, log responsibilities). Then the mean of log p(x_i), summed in index order. */
+static gmm_status e_step_chunks(gmm_backend_ctx *c, int f32, const void *packed,
+                                const double *centers, void *work, int64_t step,
+                                double *mean_log_likelihood)
 {
-    if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
     gmm_status status = GMM_OK;
     int K = c->n_components, d = c->dim;
-    for (int64_t r0 = 0; r0 < c->n_samples; r0 += c->chunk_rows) {
-        int64_t rows = c->n_samples - r0 < c->chunk_rows ? c->n_samples - r0 : c->chunk_rows;
+    for (int64_t r0 = 0; r0 < c->n_samples; r0 += step) {
+        int64_t rows = c->n_samples - r0 < step ? c->n_samples - r0 : step;
         double *lr = c->log_resp + (size_t)r0 * K, *lpn = c->log_prob_norm + r0;
         int mats = c->type == GMM_COV_FULL ? K : 1;
-        if (c->X_f32)
-            cpu_estep_dist_f32(c->X_f32 + (size_t)r0 * d, rows, d, mats, K, c->prec_concat,
-                               c->mean_prec, c->work, lr);
+        if (f32)
+            cpu_estep_dist_f32(c->X_f32 + (size_t)r0 * d, rows, d, mats, K, packed, centers,
+                               work, lr);
         else if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
-            cpu_estep_dist_f64(cpu_chunk_f64(c, r0, rows), rows, d, mats, K, c->prec_concat,
-                               c->mean_prec, c->work, lr);
+            cpu_estep_dist_f64(cpu_chunk_f64(c, r0, rows), rows, d, mats, K, packed, centers,
+                               work, lr);
         else
             mahalanobis_chunk(c, r0, rows, lr);
         status = estep_rows_from_dist_cpu(c->log_const, (size_t)rows, K, lr, lpn);
@@ -423,6 +426,49 @@ static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
         return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
                          *mean_log_likelihood);
     return GMM_OK;
+}
+
+/* The table's e_step: in the context's precision, with its prepared factors. */
+static gmm_status cpu_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
+    return e_step_chunks(c, c->X_f32 != NULL, c->prec_concat, c->mean_prec, c->work,
+                         c->chunk_rows, mean_log_likelihood);
+}
+
+/* The table's e_step_f64: on an fp32 context (full, tied: the only ones with a float32 copy)
+ * the factors packed in float64, mu_k U_k from the unrounded factors and a float64 workspace
+ * of the rows a float64 context would take a chunk, then the same chunks in float64 on the
+ * view's rows (converted chunk by chunk when stored otherwise, as e_step of fp64 reads them);
+ * the float32 factors stay for the next e_step. Elsewhere it is e_step. */
+static gmm_status cpu_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    if (!c->X_f32) return cpu_e_step(c, mean_log_likelihood);
+    if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
+    const int K = c->n_components, d = c->dim, mats = c->type == GMM_COV_FULL ? K : 1;
+    const size_t row_width = (size_t)mats * d; /* as alloc_component_buffers sizes fp64 */
+    int64_t rows = c->chunk_bytes / (sizeof(double) * row_width);
+    if (rows < 1) rows = 1;
+    if (rows > c->n_samples) rows = c->n_samples;
+    if (c->tuning_chunk_rows > 0 && c->tuning_chunk_rows < rows) rows = c->tuning_chunk_rows;
+    if (rows < 1) rows = 1; /* a rank without rows */
+    gmm_status status = GMM_OK;
+    double *packed = malloc(sizeof(double) * cpu_estep_packed_size(mats, d));
+    double *centers = malloc(sizeof(double) * (size_t)K * d);
+    double *work = malloc(sizeof(double) * (size_t)rows * row_width);
+    if (!packed || !centers || !work) {
+        status = gmm_error(GMM_ERR_NOMEM, "out of memory for a float64 E-step (%lld rows of "
+                           "%zu values)", (long long)rows, row_width);
+        goto fail;
+    }
+    cpu_estep_pack_f64(c->prec_chol, mats, d, packed);
+    cpu_estep_centers(c->means, c->prec_chol, mats, K, d, 0, centers);
+    status = e_step_chunks(c, 0, packed, centers, work, rows, mean_log_likelihood);
+fail:
+    free(packed);
+    free(centers);
+    free(work);
+    return status;
 }
 
 /* k-means++ seeds over every rank's rows (models/backend/cpu/kmeans.h). */
@@ -503,4 +549,5 @@ const gmm_backend gmm_backend_cpu = {
     .kmeans_plusplus = cpu_kmeans_plusplus,
     .set_n_components = cpu_set_n_components,
     .set_rows = cpu_set_rows,
+    .e_step_f64 = cpu_e_step_f64,
 };

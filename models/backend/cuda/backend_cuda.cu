@@ -5,7 +5,9 @@
  *
  *   E-step  full/tied: Y = X_chunk [U_1 .. U_K] (one GEMM, N x d by d x Kd), then one fused
  *           kernel per row: ||y_k - mu_k U_k||^2, + log det + log w, log-sum-exp over k, all in
- *           float64. diag/spherical: the same fused kernel on X directly.
+ *           float64. diag/spherical: the same fused kernel on X directly. Under fp32/TF32
+ *           e_step_f64 (a fit's final scores) runs the same steps in float64 with float64
+ *           factors made for the call, on the data converted chunk by chunk.
  *   M-step  resp = exp(log_resp); N_k (column sums); means = R^T X / N_k (GEMM); full: per
  *           component A_k^T A_k of sqrt(r_k)-scaled centred rows (lower block triangle of
  *           GEMMs, the K products concurrent on cuBLAS lanes), chunk by chunk into a float64
@@ -220,12 +222,14 @@ static gmm_status alloc_component_buffers(gmm_backend_ctx *c, int n_components, 
         c->chunk_rows = rows;
         ws_bytes = (size_t)rows * row_bytes;
         CREATE_DMALLOC(c->d_work, ws_bytes);
+        c->work_bytes = ws_bytes;
         c->mstep_rows = row_m ? (int64_t)(ws_bytes / row_m) : c->n_samples;
         if ((size_t)c->mstep_rows * d > (size_t)INT32_MAX) c->mstep_rows = INT32_MAX / d;
         if (c->mstep_rows > c->n_samples) c->mstep_rows = c->n_samples;
         if (c->tuning.chunk_rows > 0 && c->tuning.chunk_rows < c->mstep_rows)
             c->mstep_rows = c->tuning.chunk_rows;
     } else {
+        c->work_bytes = 0;
         c->chunk_rows = c->n_samples;
         c->mstep_rows = c->n_samples;
     }
@@ -386,4 +390,5 @@ extern "C" const gmm_backend gmm_backend_cuda = {
     cuda_set_n_components,
     NULL, /* set_rows: a GPU scores per call (models/core/score.h) */
     cuda_streams,
+    cuda_e_step_f64,
 };

@@ -52,6 +52,9 @@ struct gmm_backend_ctx {
      * or, when it does not fit the memory budget, left in host memory (h_rows, pinned) and
      * streamed chunk by chunk through d_raw[2] on copy_stream (cuda_chunks.cu). */
     gmm_elem data_elem;
+    const void *view_rows;   /* the view's host rows as given (the caller keeps them alive) */
+    gmm_elem view_elem;      /* and their type: float64 rows kept as a float32 copy under
+                                fp32/TF32 are read from here again by the float64 E-step */
     void *d_X;               /* N x d stored values (NULL when streaming) */
     bool streams;
     const void *h_rows;      /* the view's rows (or h_pinned_copy) */
@@ -88,6 +91,7 @@ struct gmm_backend_ctx {
     size_t partial_n;
     double *d_scalar;        /* 1 */
     void *d_work;            /* chunk workspace */
+    size_t work_bytes;       /* its size */
     int64_t chunk_rows;      /* E-step rows per chunk (the workspace's) */
     int64_t estep_step;      /* E-step rows per pass: chunk_rows, or tuning.estep_rows */
     int64_t mstep_rows;      /* M-step rows per chunk (full, tied in float32): rows x K x d
@@ -142,11 +146,20 @@ typedef struct {
     int64_t r0, rows;   /* the current chunk */
     int64_t next_r0;
     int index;          /* chunks handed out so far */
+    /* cuda_chunks_begin_f64_exact on a float32 copy of other values: 1: image bytes recovered
+     * from it on the device, 2: float64 rows copied again from the view's host rows */
+    int exact_from;
     const void *X;
 } cuda_chunk_loop;
 
 gmm_status cuda_chunks_begin(gmm_backend_ctx *c, gmm_elem want, int64_t step, cuda_chunk_loop *L);
 bool cuda_chunks_next(cuda_chunk_loop *L, gmm_status *status);
+/* A chunk loop in float64 with exactly the view's values (what the CPU's conversion gives):
+ * cuda_chunks_begin(c, GMM_ELEM_F64, step, L), unless the device holds a float32 copy made once
+ * under fp32/TF32 of other values (rounded): of image bytes, each chunk's bytes are recovered
+ * from it exactly on the device; of float64 rows, each chunk is copied again from the view's
+ * host rows. */
+gmm_status cuda_chunks_begin_f64_exact(gmm_backend_ctx *c, int64_t step, cuda_chunk_loop *L);
 /* The row count a chunk loop of at most `step` rows will use. */
 int64_t cuda_chunk_step(const gmm_backend_ctx *c, gmm_elem want, int64_t step);
 /* Row `index` of this rank's rows in float64 (host), exactly as the CPU converts it. */
@@ -166,6 +179,8 @@ static inline gmm_elem compute_elem(const gmm_backend_ctx *c)
 /* cuda_estep.cu */
 gmm_status cuda_prepare_estep(gmm_backend_ctx *c);
 gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
+/* The table's e_step_f64 (models/backend/backend.h): cuda_e_step on a float64 context. */
+gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
 /* cuda_mstep.cu */
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);

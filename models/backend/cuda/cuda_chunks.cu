@@ -14,7 +14,9 @@
  * A chunk in the asked type (float64 or float32) is a pointer into d_X when the resident data
  * already has that type (the whole step in one chunk: no copy, the former speed), else the chunk
  * converted on the legacy stream (convert_rows_cuda) into d_conv. Every kernel and cuBLAS call of
- * the backend runs on the legacy stream or on lanes that synchronise with it. */
+ * the backend runs on the legacy stream or on lanes that synchronise with it. The float64 E-step
+ * of a float32/TF32 context (a fit's final scores) reads the view's exact values even where the
+ * device holds a float32 copy (cuda_chunks_begin_f64_exact). */
 #include "models/backend/cuda/backend_cuda.cuh"
 
 /* Rows of one staged chunk when nothing else bounds them: 256 MiB of float64. */
@@ -62,6 +64,27 @@ fail:
     return status;
 }
 
+/* Image bytes b from their float32 copy f = (float)(b / 255.0): |f * 255 - b| <= 255 * 2^-24 <
+ * 0.5 (the product is exact in float64), so rint gives b, and b / 255.0 is the CPU's value. */
+static __global__ void bytes_from_f32_kernel(const float *__restrict__ in, int64_t n,
+                                             double *__restrict__ out)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = rint((double)in[i] * 255.0) / 255.0;
+}
+
+gmm_status cuda_chunks_begin_f64_exact(gmm_backend_ctx *c, int64_t step, cuda_chunk_loop *L)
+{
+    gmm_status status = cuda_chunks_begin(c, GMM_ELEM_F64, step, L);
+    /* a float32 copy made on the device of other stored values (never when streaming); the
+     * chunks are at most stage_rows, what d_conv holds in float64 */
+    if (status == GMM_OK && !c->streams && c->data_elem == GMM_ELEM_F32 &&
+        c->view_elem != GMM_ELEM_F32)
+        L->exact_from = c->view_elem == GMM_ELEM_U8 ? 1 : 2;
+    return status;
+}
+
 bool cuda_chunks_next(cuda_chunk_loop *L, gmm_status *out_status)
 {
     gmm_status status = GMM_OK;
@@ -74,6 +97,15 @@ bool cuda_chunks_next(cuda_chunk_loop *L, gmm_status *out_status)
     L->r0 = L->next_r0;
     L->rows = N - L->r0 < L->step ? N - L->r0 : L->step;
     L->next_r0 = L->r0 + L->rows;
+    if (L->exact_from == 2) {
+        /* a copy on the legacy stream: after the work that read d_conv before it */
+        const size_t rb = sizeof(double) * (size_t)c->dim;
+        GMM_CUDA_CHECK(cudaMemcpy(c->d_conv, (const char *)c->view_rows + (size_t)L->r0 * rb,
+                                  (size_t)L->rows * rb, cudaMemcpyHostToDevice));
+        L->X = c->d_conv;
+        L->index++;
+        return true;
+    }
     if (!c->streams) {
         src = (const char *)c->d_X + (size_t)L->r0 * raw_row_bytes(c);
     } else {
@@ -84,6 +116,12 @@ bool cuda_chunks_next(cuda_chunk_loop *L, gmm_status *out_status)
     }
     if (c->data_elem == L->want) {
         L->X = src;
+    } else if (L->exact_from == 1) {
+        const int64_t n = L->rows * c->dim;
+        bytes_from_f32_kernel<<<grid_for(n, 256), 256>>>((const float *)src, n,
+                                                         (double *)c->d_conv);
+        GMM_LAUNCH_CHECK("bytes_from_f32_kernel");
+        L->X = c->d_conv;
     } else {
         if ((status = convert_rows_cuda(src, c->data_elem, (size_t)L->rows * c->dim, c->d_conv,
                                         L->want, NULL)) != GMM_OK)
@@ -153,6 +191,8 @@ gmm_status cuda_data_place(gmm_backend_ctx *c, const gmm_data_view *v, size_t *a
            bound, kept_bytes;
     bool cache, converts;
     c->data_elem = v->elem;
+    c->view_rows = v->rows;
+    c->view_elem = v->elem;
     stage_cap_rows = STAGE_BYTES / (d * sizeof(double));
     if (stage_cap_rows < 1) stage_cap_rows = 1;
     c->stage_rows = (int64_t)(N < stage_cap_rows ? N : stage_cap_rows);

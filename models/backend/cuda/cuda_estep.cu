@@ -6,7 +6,8 @@
  * (estep_rows_cuda, kernels/estep_rows.h: squared distances, log-probabilities and their
  * log-sum-exp), and at the end the fixed-order mean of log p(x_i) (reduce_sum_cuda,
  * kernels/reduce.h). A GEMM per component measured slower than one over all of them
- * (bench/experiments/estep_product.cu).
+ * (bench/experiments/estep_product.cu). On a float32/TF32 context, cuda_e_step_f64 runs the same
+ * chunks in float64 (the final scores of a fit: float64 whatever its precision).
  *
  * The packed factors and mu_k U_k stay private: they are this backend's way of feeding the GEMM
  * (in the data's precision, b from the same rounded U so that y - b = (x - mu) U up to the
@@ -81,37 +82,52 @@ static int estep_block(const gmm_backend_ctx *c)
     return block < d ? block : d;
 }
 
+/* The GEMM's factors (full, tied) in float32 or float64: [U_1 .. U_K] packed by ucat_kernel
+ * into ucat, and b = mu_k U_k from the same rounded U into b (K x d). */
+static gmm_status prepare_factors_f32(gmm_backend_ctx *c, float *ucat, double *b)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t nm = (int64_t)d * d * c->n_mats;
+    ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, estep_block(c), ucat);
+    GMM_LAUNCH_CHECK("ucat_kernel");
+    mean_prec_kernel<float><<<dim3((d + 31) / 32, K), dim3(32, 8)>>>(
+        c->d_means, c->d_prec, K, d, c->type == GMM_COV_FULL, b);
+    GMM_LAUNCH_CHECK("mean_prec_kernel");
+fail:
+    return status;
+}
+static gmm_status prepare_factors_f64(gmm_backend_ctx *c, double *ucat, double *b)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    const int64_t nm = (int64_t)d * d * c->n_mats;
+    const bool full = c->type == GMM_COV_FULL;
+    ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, estep_block(c),
+                                                   ucat);
+    GMM_LAUNCH_CHECK("ucat_kernel");
+    /* b_k = mu_k U_k: K products of one row (full) or one K-row product (tied) */
+    status = gmm_gpu_dgemm_batched(c->gpu, full ? 1 : K, d, d, c->d_means, d, full ? d : 0,
+                                   c->d_prec, d, full ? (int64_t)d * d : 0, b, d, full ? d : 0,
+                                   full ? K : 1);
+fail:
+    return status;
+}
+
 /* Derived E-step quantities: constants, [U_1 .. U_K] in the data's precision, mu_k U_k. */
 gmm_status cuda_prepare_estep(gmm_backend_ctx *c)
 {
     gmm_status status = GMM_OK;
     int K = c->n_components, d = c->dim;
-    int64_t nm = (int64_t)d * d * c->n_mats;
     /* a variational fit: the posterior's terms in place of log w_k (cuda_bayes.cu) */
     status = c->bayes ? cuda_bayes_constants(c)
                       : log_det_cholesky_cuda(gmm_log_det_layout(c->type), K, d, c->d_prec,
                                               c->d_weights, c->d_const, NULL);
     if (status != GMM_OK) goto fail;
     if (c->n_mats > 0) {
-        const int block = estep_block(c);
-        const bool full = c->type == GMM_COV_FULL;
-        if (c->single) {
-            ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, block,
-                                                          (float *)c->d_ucat);
-            GMM_LAUNCH_CHECK("ucat_kernel");
-            mean_prec_kernel<float><<<dim3((d + 31) / 32, K), dim3(32, 8)>>>(
-                c->d_means, c->d_prec, K, d, full, c->d_b);
-            GMM_LAUNCH_CHECK("mean_prec_kernel");
-        } else {
-            ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, block,
-                                                           (double *)c->d_ucat);
-            GMM_LAUNCH_CHECK("ucat_kernel");
-            /* b_k = mu_k U_k: K products of one row (full) or one K-row product (tied) */
-            status = gmm_gpu_dgemm_batched(c->gpu, full ? 1 : K, d, d, c->d_means, d, full ? d : 0,
-                                           c->d_prec, d, full ? (int64_t)d * d : 0, c->d_b, d,
-                                           full ? d : 0, full ? K : 1);
-            if (status != GMM_OK) goto fail;
-        }
+        status = c->single ? prepare_factors_f32(c, (float *)c->d_ucat, c->d_b)
+                           : prepare_factors_f64(c, (double *)c->d_ucat, c->d_b);
+        if (status != GMM_OK) goto fail;
     }
     c->have_params = true;
 fail:
@@ -134,15 +150,26 @@ static gmm_status estep_rows(estep_rows_mode mode, const float *Y, int64_t ld, i
                                (size_t)rows, K, d, lr, lpn, stream);
 }
 
-/* Rows [r0, r0 + rows) (Xc, in the compute type): the GEMM (full, tied), then the row
- * operation. */
+/* C = A B (row-major, no transposes) in T. */
+static gmm_status gemm(gmm_gpu *gpu, int m, int n, int k, const float *A, int lda,
+                       const float *B, int ldb, float *C, int ldc)
+{
+    return gmm_gpu_sgemm(gpu, false, false, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+}
+static gmm_status gemm(gmm_gpu *gpu, int m, int n, int k, const double *A, int lda,
+                       const double *B, int ldb, double *C, int ldc)
+{
+    return gmm_gpu_dgemm(gpu, false, false, m, n, k, 1.0, A, lda, B, ldb, 0.0, C, ldc);
+}
+
+/* Rows [r0, r0 + rows) (Xc, in T): the GEMM (full, tied) with the packed factors U and centers
+ * b (prepare_factors_*) into the workspace Y, then the row operation. */
 template <typename T>
-static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64_t rows)
+static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64_t rows,
+                              const T *U, const double *b, T *Y)
 {
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
-    T *Y = (T *)c->d_work;
-    const T *U = (const T *)c->d_ucat;
     double *lr = c->d_log_resp + r0 * K, *lpn = c->d_lpn + r0;
     void *stream = gmm_gpu_stream(c->gpu);
     const int W = c->type == GMM_COV_FULL ? K * d : d, block = estep_block(c);
@@ -155,30 +182,17 @@ static gmm_status estep_chunk(gmm_backend_ctx *c, const T *Xc, int64_t r0, int64
             size_t off = 0;
             for (int j0 = 0; j0 < d; j0 += block) {
                 const int w = d - j0 < block ? d - j0 : block, j1 = j0 + w;
-                if (c->single)
-                    status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, M * w, j1, 1.0f,
-                                           (const float *)Xc, d, (const float *)U + off, M * w,
-                                           0.0f, (float *)Y + (size_t)M * j0, W);
-                else
-                    status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, M * w, j1, 1.0,
-                                           (const double *)Xc, d, (const double *)U + off, M * w,
-                                           0.0, (double *)Y + (size_t)M * j0, W);
+                status = gemm(c->gpu, (int)rows, M * w, j1, Xc, d, U + off, M * w,
+                              Y + (size_t)M * j0, W);
                 if (status != GMM_OK) goto fail;
                 off += (size_t)j1 * M * w;
             }
         } else {
-            if (c->single)
-                status = gmm_gpu_sgemm(c->gpu, false, false, (int)rows, W, d, 1.0f,
-                                       (const float *)Xc, d, (const float *)U, W, 0.0f,
-                                       (float *)Y, W);
-            else
-                status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, W, d, 1.0,
-                                       (const double *)Xc, d, (const double *)U, W, 0.0,
-                                       (double *)Y, W);
+            status = gemm(c->gpu, (int)rows, W, d, Xc, d, U, W, Y, W);
             if (status != GMM_OK) goto fail;
         }
         status = estep_rows(ESTEP_ROWS_PROJECTED, Y, W, c->type == GMM_COV_FULL ? d : 0,
-                            block < d ? block : 0, c->d_b, NULL, c->d_const, rows, K, d, lr, lpn,
+                            block < d ? block : 0, b, NULL, c->d_const, rows, K, d, lr, lpn,
                             stream);
     } else {
         status = estep_rows(c->type == GMM_COV_DIAG ? ESTEP_ROWS_DIAG : ESTEP_ROWS_SPHERICAL, Xc, d,
@@ -188,25 +202,22 @@ fail:
     return status;
 }
 
-gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+/* What every E-step needs: parameters, and K within the row operation's bound. */
+static gmm_status estep_checks(const gmm_backend_ctx *c)
 {
-    gmm_status status = GMM_OK;
-    int64_t N = c->n_samples;
     if (!c->have_params) return gmm_error(GMM_ERR_ARG, "E-step before parameters were set");
     if (c->n_components > ESTEP_ROWS_MAX_COMPONENTS)
         return gmm_error(GMM_ERR_UNSUPPORTED, "the CUDA E-step supports at most %d components",
                          ESTEP_ROWS_MAX_COMPONENTS);
-    {
-        cuda_chunk_loop L;
-        if ((status = cuda_chunks_begin(c, compute_elem(c), c->estep_step, &L)) != GMM_OK)
-            goto fail;
-        while (cuda_chunks_next(&L, &status)) {
-            status = c->single ? estep_chunk<float>(c, (const float *)L.X, L.r0, L.rows)
-                               : estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows);
-            if (status != GMM_OK) goto fail;
-        }
-        if (status != GMM_OK) goto fail;
-    }
+    return GMM_OK;
+}
+
+/* After the chunks: the mean of log p(x_i) over every rank's rows (fixed order), the
+ * responsibilities marked valid, a variational fit's entropy. */
+static gmm_status estep_finish(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    gmm_status status = GMM_OK;
+    int64_t N = c->n_samples;
     if (gmm_comm_size(c->comm) <= 1) {
         status = reduce_sum_cuda(c->d_lpn, (size_t)N, 1.0 / (double)N, c->d_partial,
                                  c->d_scalar, gmm_gpu_stream(c->gpu));
@@ -230,6 +241,76 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
         return gmm_error(GMM_ERR_NUMERIC, "the log-likelihood is not finite (%g)",
                          *mean_log_likelihood);
 fail:
+    return status;
+}
+
+gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    gmm_status status = estep_checks(c);
+    if (status != GMM_OK) return status;
+    {
+        cuda_chunk_loop L;
+        if ((status = cuda_chunks_begin(c, compute_elem(c), c->estep_step, &L)) != GMM_OK)
+            goto fail;
+        while (cuda_chunks_next(&L, &status)) {
+            status = c->single ? estep_chunk<float>(c, (const float *)L.X, L.r0, L.rows,
+                                                    (const float *)c->d_ucat, c->d_b,
+                                                    (float *)c->d_work)
+                               : estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows,
+                                                     (const double *)c->d_ucat, c->d_b,
+                                                     (double *)c->d_work);
+            if (status != GMM_OK) goto fail;
+        }
+        if (status != GMM_OK) goto fail;
+    }
+    status = estep_finish(c, mean_log_likelihood);
+fail:
+    return status;
+}
+
+/* On a float32/TF32 context: the factors packed in float64 and b from the unrounded factors
+ * (buffers made for the call), the workspace d_work when it holds a chunk's float64 product
+ * row (else a one-row buffer made for the call), then the chunks in float64 with exactly the
+ * view's values (cuda_chunks_begin_f64_exact: image bytes and float32 converted on the device,
+ * float64 rows copied from the host when the device holds them rounded) and the same row
+ * operation and mean as cuda_e_step. The context's float32 factors stay for the next E-step;
+ * the cuBLAS math mode (TF32) concerns single precision only, the DGEMMs are plain float64. */
+gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    if (!c->single) return cuda_e_step(c, mean_log_likelihood);
+    gmm_status status = estep_checks(c);
+    if (status != GMM_OK) return status;
+    const size_t K = c->n_components, d = c->dim;
+    double *d_ucat = NULL, *d_b = NULL, *d_y = NULL, *Y = (double *)c->d_work;
+    int64_t step = c->estep_step;
+    if (c->n_mats > 0) {
+        const size_t W = c->type == GMM_COV_FULL ? K * d : d;
+        DMALLOC(d_ucat, sizeof(double) * d * d * c->n_mats);
+        DMALLOC(d_b, sizeof(double) * K * d);
+        if ((status = prepare_factors_f64(c, d_ucat, d_b)) != GMM_OK) goto fail;
+        const int64_t fit = (int64_t)(c->work_bytes / (sizeof(double) * W));
+        if (fit < step) step = fit;
+        if (step < 1) {
+            DMALLOC(d_y, sizeof(double) * W);
+            Y = d_y;
+            step = 1;
+        }
+    }
+    {
+        cuda_chunk_loop L;
+        if ((status = cuda_chunks_begin_f64_exact(c, step, &L)) != GMM_OK) goto fail;
+        while (cuda_chunks_next(&L, &status)) {
+            status = estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows, d_ucat, d_b, Y);
+            if (status != GMM_OK) goto fail;
+        }
+        if (status != GMM_OK) goto fail;
+    }
+    status = estep_finish(c, mean_log_likelihood);
+fail:
+    /* the work queued on the legacy stream reads them: cudaFree waits for it */
+    cudaFree(d_ucat);
+    cudaFree(d_b);
+    cudaFree(d_y);
     return status;
 }
 
