@@ -39,6 +39,7 @@
     /* the resources object (gpu.h) and the device (gpu_info.h) */                                 \
     X(gmm_gpu_libs_load) X(gmm_gpu_solver_load) X(gmm_gpu_create) X(gmm_gpu_create_on)            \
     X(gmm_gpu_destroy) X(gmm_gpu_blas_warm_up_start) X(gmm_gpu_created_count) X(gmm_gpu_stream)    \
+    X(gmm_gpu_tf32)                                                                                \
     X(gmm_gpu_count) X(gmm_cuda_start_context) X(gmm_gpu_describe) X(gmm_gpu_probe)               \
     X(gmm_cuda_set_sync_debug) X(gmm_cuda_release)                                                 \
     /* kNN, distance histograms, entropy, transpose, 2-D convolution, conversion */                \

@@ -64,6 +64,12 @@ long gmm_gpu_created_count(void)
     return t ? t->gmm_gpu_created_count() : 0;
 }
 
+bool gmm_gpu_tf32(const gmm_gpu *gpu)
+{
+    const gmm_kernels_cuda_api *t = gpu ? kernels_api_if_open() : NULL;
+    return t ? t->gmm_gpu_tf32(gpu) : false;
+}
+
 void *gmm_gpu_stream(const gmm_gpu *gpu)
 {
     const gmm_kernels_cuda_api *t = gpu ? kernels_api_if_open() : NULL;

@@ -172,6 +172,8 @@ fail:
     return status;
 }
 
+extern "C" bool gmm_gpu_tf32(const gmm_gpu *h) { return h->tf32; }
+
 extern "C" gmm_gpu *gmm_gpu_lane(gmm_gpu *h, int i)
 {
     gmm_status status = GMM_OK;

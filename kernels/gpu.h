@@ -66,6 +66,8 @@ gmm_gpu *gmm_gpu_lane(gmm_gpu *gpu, int i);
 
 /* true: float32 GEMMs run on the TF32 tensor cores (CUBLAS_TF32_TENSOR_OP_MATH). */
 gmm_status gmm_gpu_set_tf32(gmm_gpu *gpu, bool on);
+/* Whether it is on. */
+bool gmm_gpu_tf32(const gmm_gpu *gpu);
 
 /* A device scratch buffer of at least `bytes`, owned by gpu and kept between calls (grown, never
  * shrunk); valid until the next call with a larger size. */

@@ -510,6 +510,33 @@ START_TEST(test_factor_graph)
 }
 END_TEST
 
+/* A context made and destroyed beside another on one resources object (the k-means sample's
+ * beside the fit's, models/core/init_kmeans.c) gives the object back with the TF32 setting it
+ * found, so the fit's float32 GEMMs stay on the TF32 tensor cores; the last context gives back
+ * the caller's setting. */
+START_TEST(test_context_beside_keeps_tf32)
+{
+    if (!tu_gpu_available()) return;
+    const gmm_backend *be = gpu();
+    gmm_gpu *g = NULL;
+    CHECK_OK(gmm_gpu_create(&g));
+    double X[64 * 4];
+    for (int i = 0; i < 64 * 4; i++) X[i] = (i * 37 % 101) / 101.0;
+    gmm_backend_ctx *fit = NULL, *beside = NULL;
+    ck_assert(!gmm_gpu_tf32(g));
+    CHECK_OK(gmm_backend_create_f64(be, &fit, X, 64, 4, 2, GMM_COV_FULL, GMM_PRECISION_TF32,
+                                    &g_tuning, g));
+    ck_assert(gmm_gpu_tf32(g));
+    CHECK_OK(gmm_backend_create_f64(be, &beside, X, 32, 4, 2, GMM_COV_FULL, GMM_PRECISION_TF32,
+                                    &g_tuning, g));
+    be->destroy(beside);
+    ck_assert_msg(gmm_gpu_tf32(g), "destroying the context beside turned TF32 off");
+    be->destroy(fit);
+    ck_assert(!gmm_gpu_tf32(g));
+    gmm_gpu_destroy(g);
+}
+END_TEST
+
 static Suite *gpu_backend_suite(void)
 {
     Suite *s = suite_create("gpu_backend");
@@ -522,6 +549,7 @@ static Suite *gpu_backend_suite(void)
     tcase_add_loop_test(tc, test_cholesky_failure, 0, 4);
     tcase_add_loop_test(tc, test_compaction, 0, 4);
     tcase_add_test(tc, test_factor_graph);
+    tcase_add_test(tc, test_context_beside_keeps_tf32);
     suite_add_tcase(s, tc);
     return s;
 }

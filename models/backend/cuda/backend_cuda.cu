@@ -86,7 +86,7 @@ static void cuda_destroy(gmm_backend_ctx *c)
     if (c->owns_gpu)
         gmm_gpu_destroy(c->gpu);
     else if (c->gpu)
-        gmm_gpu_set_tf32(c->gpu, false); /* the caller's object goes back as it came */
+        gmm_gpu_set_tf32(c->gpu, c->caller_tf32); /* the caller's object goes back as it came */
     free(c);
 }
 
@@ -308,6 +308,7 @@ static gmm_status cuda_create(gmm_backend_ctx **out, const gmm_backend_config *c
 
     if (cfg->gpu) {
         c->gpu = cfg->gpu;
+        c->caller_tf32 = gmm_gpu_tf32(c->gpu);
     } else {
         if ((status = gmm_gpu_create(&c->gpu)) != GMM_OK) goto fail;
         c->owns_gpu = true;

@@ -47,6 +47,8 @@ struct gmm_backend_ctx {
     size_t cov_n;     /* doubles in covariances / precisions_cholesky */
     gmm_gpu *gpu;            /* the resources object: the caller's, or our own (owns_gpu) */
     bool owns_gpu;
+    bool caller_tf32;        /* the caller's object's TF32 setting, given back by destroy (a
+                                context made beside another on one object leaves it as it was) */
 
     /* The data in its stored type (data_elem; kernels/convert.h): resident on the device (d_X),
      * or, when it does not fit the memory budget, left in host memory (h_rows, pinned) and
