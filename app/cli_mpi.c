@@ -100,7 +100,8 @@ static gmm_status gather(cli_mpi *m, const void *mine, int64_t n, void *all, MPI
         memcpy(all, mine, (size_t)n * bytes);
         return GMM_OK;
     }
-    if (n > 0x7fffffff) return gmm_error(GMM_ERR_ARG, "a rank holds more than 2^31 values to gather");
+    if (n > 0x7fffffff)
+        return gmm_error(GMM_ERR_ARG, "a rank holds more than 2^31 values to gather");
     int mine_n = (int)n, *counts = NULL, *displs = NULL;
     gmm_status status = GMM_OK;
     if (m->rank == 0) {

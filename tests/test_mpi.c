@@ -137,9 +137,9 @@ START_TEST(test_ranks_give_one_process_fit)
     ck_assert_ptr_nonnull(strstr(out, "scored by 3 ranks"));
     free(out);
     /* and --proba: the responsibilities gathered in row order, the one-process CSV's bytes */
-    rc = tu_sh(&out, "$B/gmm-predict one.bin --device cpu --proba --out proba1.csv && "
+    rc = tu_sh(&out, "{ $B/gmm-predict one.bin --device cpu --proba --out proba1.csv && "
                MPIRUN " 3 $B/gmm-predict one.bin --device cpu --proba --out proba3.csv && "
-               "head -1 proba3.csv && wc -l < proba3.csv && cmp proba1.csv proba3.csv");
+               "head -1 proba3.csv && wc -l < proba3.csv && cmp proba1.csv proba3.csv; }");
     ck_assert_msg(rc == 0, "gmm-predict --proba on 3 ranks: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "index,component,label,p_0,p_1,p_2,p_3\n1002\n"));
     printf("gmm-predict --proba on 3 ranks: the one-process CSV, byte for byte\n");
