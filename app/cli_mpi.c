@@ -164,6 +164,9 @@ gmm_status cli_mpi_gpu(cli_mpi *m, int nccl, gmm_gpu **gpu)
                                        MPI_COMM_WORLD), "MPI_Bcast")) != GMM_OK)
         return status;
     if ((status = gmm_nccl_create(&m->nccl, id, m->rank, m->size)) != GMM_OK) return status;
+    /* how long a device sum waits for the other ranks (a dead rank's peers end with a message) */
+    const char *wait = getenv("GMM_NCCL_WAIT_S");
+    if (wait && *wait) gmm_nccl_set_wait(m->nccl, atof(wait), NULL, NULL);
     m->comm.impl = m->nccl;
     m->comm.sum_device = nccl_sum;
     return GMM_OK;
