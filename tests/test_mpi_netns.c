@@ -34,7 +34,7 @@ enum { N_IMAGES = 1001, SIDE = 8, MAX_RANKS = 4 };
 static char prefix[64];          /* gmmnet<pid>-: every namespace of this run */
 static char skip_reason[600];    /* set when the cluster could not be made */
 static int setup_broken;         /* namespaces could be made but a later step failed: an error */
-static char mpirun_cmd[1200];    /* the mpirun line, up to -np */
+static char mpirun_cmd[2400];    /* the mpirun line, up to -np */
 static pid_t owner_pid;          /* the process that made the namespaces (Check's parent) */
 
 static const char *const TRAIN_ARGS =
