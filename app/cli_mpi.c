@@ -100,7 +100,8 @@ static gmm_status gather(cli_mpi *m, const void *mine, int64_t n, void *all, MPI
         memcpy(all, mine, (size_t)n * bytes);
         return GMM_OK;
     }
-    if (n > 0x7fffffff) return gmm_error(GMM_ERR_ARG, "a rank holds more than 2^31 rows");
+    if (n > 0x7fffffff)
+        return gmm_error(GMM_ERR_ARG, "a rank holds more than 2^31 values to gather");
     int mine_n = (int)n, *counts = NULL, *displs = NULL;
     gmm_status status = GMM_OK;
     if (m->rank == 0) {
@@ -117,7 +118,7 @@ static gmm_status gather(cli_mpi *m, const void *mine, int64_t n, void *all, MPI
             displs[r] = (int)at;
             at += counts[r];
         }
-        if (at > 0x7fffffff) status = gmm_error(GMM_ERR_ARG, "more than 2^31 rows in all");
+        if (at > 0x7fffffff) status = gmm_error(GMM_ERR_ARG, "more than 2^31 values to gather");
     }
     if (status == GMM_OK)
         status = mpi_status(MPI_Gatherv(mine, mine_n, t, all, counts, displs, t, 0,
@@ -135,6 +136,11 @@ gmm_status cli_mpi_gather_int(cli_mpi *m, const int *mine, int64_t n, int *all)
 gmm_status cli_mpi_gather_u8(cli_mpi *m, const uint8_t *mine, int64_t n, uint8_t *all)
 {
     return gather(m, mine, n, all, MPI_UNSIGNED_CHAR, 1);
+}
+
+gmm_status cli_mpi_gather_double(cli_mpi *m, const double *mine, int64_t n, double *all)
+{
+    return gather(m, mine, n, all, MPI_DOUBLE, sizeof(double));
 }
 
 static gmm_status nccl_sum(gmm_comm *comm, double *d_buf, size_t n, void *stream)
@@ -158,6 +164,9 @@ gmm_status cli_mpi_gpu(cli_mpi *m, int nccl, gmm_gpu **gpu)
                                        MPI_COMM_WORLD), "MPI_Bcast")) != GMM_OK)
         return status;
     if ((status = gmm_nccl_create(&m->nccl, id, m->rank, m->size)) != GMM_OK) return status;
+    /* how long a device sum waits for the other ranks (a dead rank's peers end with a message) */
+    const char *wait = getenv("GMM_NCCL_WAIT_S");
+    if (wait && *wait) gmm_nccl_set_wait(m->nccl, atof(wait), NULL, NULL);
     m->comm.impl = m->nccl;
     m->comm.sum_device = nccl_sum;
     return GMM_OK;

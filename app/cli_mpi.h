@@ -31,6 +31,8 @@ int cli_mpi_fail(cli_mpi *mpi, gmm_status status);
  * other ranks). */
 gmm_status cli_mpi_gather_int(cli_mpi *mpi, const int *mine, int64_t n, int *all);
 gmm_status cli_mpi_gather_u8(cli_mpi *mpi, const uint8_t *mine, int64_t n, uint8_t *all);
+/* The same for float64 (a rank's rows of an N x K table: n = rows x K; 2^31 values at most). */
+gmm_status cli_mpi_gather_double(cli_mpi *mpi, const double *mine, int64_t n, double *all);
 /* One GPU per rank: GPU (local rank mod the GPUs of the host) becomes this process's device and
  * *gpu its resources object; with nccl, the device sums of a fit go through NCCL, its
  * communicator bootstrapped over MPI (rank 0's unique id broadcast; every rank calls it). */

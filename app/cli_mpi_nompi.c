@@ -46,6 +46,13 @@ gmm_status cli_mpi_gather_u8(cli_mpi *m, const uint8_t *mine, int64_t n, uint8_t
     return GMM_OK;
 }
 
+gmm_status cli_mpi_gather_double(cli_mpi *m, const double *mine, int64_t n, double *all)
+{
+    (void)m;
+    memcpy(all, mine, sizeof(double) * (size_t)n);
+    return GMM_OK;
+}
+
 gmm_status cli_mpi_gpu(cli_mpi *m, int nccl, gmm_gpu **gpu)
 {
     (void)m;

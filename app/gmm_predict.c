@@ -213,25 +213,28 @@ int gmm_predict_parse_args(int argc, char **argv, gmm_predict_args *args)
 }
 
 /* Under mpirun: every rank scores its row range of the images (read alone, as gmm-train's ranks
- * read theirs), rank 0 gathers the assignments and prints and writes what one process would:
- * the summary and --out (without --proba). A failed rank ends every rank with its message. */
+ * read theirs), rank 0 gathers the assignments (and with --proba the N x K responsibilities, in
+ * rank order) and prints and writes what one process would: the summary and --out. A failed
+ * rank ends every rank with its message. */
 static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model,
                             const char *data_path, cli_mpi *mpi)
 {
     const int root = mpi->rank == 0;
     gmm_status st = GMM_OK;
     dataset ds = {0};
-    double *X = NULL, *loglik = NULL;
+    double *X = NULL, *loglik = NULL, *resp = NULL, *all_resp = NULL;
     int *assign = NULL, *all_assign = NULL, rc = 0, dim = 0;
     uint8_t *all_truth = NULL;
     gmm_gpu *gpu = NULL;
     FILE *csv = NULL;
-    if (args->proba || args->diag_dir || args->images_dir || args->json_path || gmm_space_pca(model->space) ||
+    const int K = model->n_components;
+    if (args->diag_dir || args->images_dir || args->json_path || gmm_space_pca(model->space) ||
         gmm_space_spectral(model->space) || gmm_space_umap(model->space) ||
         model->blur_sigma > 0 || args->blur > 0)
-        return cli_error("under mpirun gmm-predict writes the summary and --out only, for a model "
-                         "fitted on the pixels without --blur (--proba, --diagnostics, --images, "
-                         "--json, --pca and --space spectral/umap models need one process)");
+        return cli_error("under mpirun gmm-predict writes the summary and --out (with --proba) "
+                         "only, for a model fitted on the pixels without --blur (--diagnostics, "
+                         "--images, --json, --pca and --space spectral/umap models need one "
+                         "process)");
     int64_t n_total = 0;
     if ((st = cli_load_rank_rows(data_path, DATASET_TEST, args->limit, mpi->rank, mpi->size, &ds,
                                  &n_total, &dim)) != GMM_OK)
@@ -247,11 +250,14 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
     if ((st = dataset_to_double(&ds, &X)) != GMM_OK) goto failed;
     loglik = malloc(sizeof(double) * count);
     assign = malloc(sizeof(int) * count);
+    if (args->proba) resp = malloc(sizeof(double) * (size_t)(count > 0 ? count : 1) * K);
     if (root) {
         all_assign = malloc(sizeof(int) * n_total);
         all_truth = ds.labels ? malloc(n_total) : NULL;
+        if (args->proba) all_resp = malloc(sizeof(double) * (size_t)n_total * K);
     }
-    if (!loglik || !assign || (root && (!all_assign || (ds.labels && !all_truth)))) {
+    if (!loglik || !assign || (args->proba && !resp) ||
+        (root && (!all_assign || (ds.labels && !all_truth) || (args->proba && !all_resp)))) {
         st = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld images", (long long)count);
         goto failed;
     }
@@ -260,13 +266,14 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
         (st = cli_mpi_gpu(mpi, 0, &gpu)) != GMM_OK)
         goto failed;
     if ((st = gmm_score_samples_on(model, X, count, gpu ? GMM_DEVICE_GPU : args->device, gpu,
-                                   loglik, NULL, assign)) != GMM_OK)
+                                   loglik, resp, assign)) != GMM_OK)
         goto failed;
     double sum = 0;
     for (int64_t i = 0; i < count; i++) sum += loglik[i];
     if ((st = gmm_comm_sum(&mpi->comm, &sum, 1)) != GMM_OK ||
         (st = cli_mpi_gather_int(mpi, assign, count, all_assign)) != GMM_OK ||
-        (ds.labels && (st = cli_mpi_gather_u8(mpi, ds.labels, count, all_truth)) != GMM_OK))
+        (ds.labels && (st = cli_mpi_gather_u8(mpi, ds.labels, count, all_truth)) != GMM_OK) ||
+        (resp && (st = cli_mpi_gather_double(mpi, resp, count * K, all_resp)) != GMM_OK))
         goto failed;
     if (!root) goto done;
     double mean = sum / (double)n_total;
@@ -281,10 +288,14 @@ static int predict_on_ranks(const gmm_predict_args *args, const gmm_model *model
             rc = cli_fail(st);
             goto done;
         }
-        fprintf(csv, "index,component%s\n", all_truth ? ",label" : "");
+        fprintf(csv, "index,component%s", all_truth ? ",label" : "");
+        for (int k = 0; all_resp && k < K; k++) fprintf(csv, ",p_%d", k);
+        fprintf(csv, "\n");
         for (int64_t i = 0; i < n_total; i++) {
             fprintf(csv, "%lld,%d", (long long)i, all_assign[i]);
             if (all_truth) fprintf(csv, ",%d", all_truth[i]);
+            for (int k = 0; all_resp && k < K; k++)
+                fprintf(csv, ",%.6g", all_resp[(size_t)i * K + k]);
             fprintf(csv, "\n");
         }
         st = file_write_close(csv);
@@ -304,6 +315,8 @@ done:
     free(X);
     free(loglik);
     free(assign);
+    free(resp);
+    free(all_resp);
     free(all_assign);
     free(all_truth);
     gmm_gpu_destroy(gpu);

@@ -2,6 +2,7 @@
 #include "app/train_signals.h"
 
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "app/cli.h"
@@ -45,9 +46,29 @@ void train_signals_exit_at_once(void)
     cli_handle_stop_signals(on_signal_before_fit, 1);
 }
 
+/* Under mpirun: SIGTERM or SIGHUP is the launcher ending the job (another rank failed or died,
+ * or the job was stopped); this rank's model is no use alone. */
+static void on_launcher_end(int sig)
+{
+    (void)sig;
+    file_write_remove_temporaries();
+    static const char msg[] = "gmm-train: ended by mpirun (another rank failed or the job was "
+                              "stopped); no model written by this rank\n";
+    say(msg, sizeof msg - 1);
+    _exit(EXIT_INTERRUPTED);
+}
+
 void train_signals_stop_gracefully(int with_sigterm)
 {
     cli_handle_stop_signals(on_stop_signal, with_sigterm);
+    if (!with_sigterm) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_launcher_end;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
 }
 
 int train_stop_was_requested(void *user)

@@ -15,7 +15,8 @@ void train_signals_exit_at_once(void);
  * initialisations); the program writes the model so far and exits with 130. A second one exits
  * at once, first removing every temporary file a save may be writing, so that the previous model
  * stays. Under mpirun (with_sigterm 0) SIGINT only: Ctrl-C reaches every rank, which stop
- * together, while mpirun ends the other ranks of a failed one with SIGTERM. */
+ * together, while mpirun ends the other ranks of a failed one with SIGTERM: then the rank says
+ * "ended by mpirun (another rank failed or the job was stopped)" and exits at once (130). */
 void train_signals_stop_gracefully(int with_sigterm);
 
 /* Nonzero once a stop was asked for (user unused: the options.should_stop form). */

@@ -16,9 +16,10 @@ build=(build-essential pkg-config libopenblas-dev liblapacke-dev libpng-dev zlib
 demo=("${build[@]}")
 # Check for the suites; numpy, scipy, scikit-learn and pytest for the Python module's tests and
 # the spectral suite's reference; venv (with its pip) for the Python package's install test; Open
-# MPI for the mpirun suite (and the programs' MPI build)
+# MPI for the mpirun suites (and the programs' MPI build); iproute2 (ip netns) for the suite whose
+# ranks live in network namespaces
 test=("${demo[@]}" check libsubunit-dev python3-numpy python3-scipy python3-sklearn python3-pytest
-      python3-venv openmpi-bin libopenmpi-dev)
+      python3-venv openmpi-bin libopenmpi-dev iproute2)
 # CI also runs the libFuzzer harnesses (clang 14, Debian 12's, and its fuzzer runtime)
 ci=("${test[@]}" clang libclang-rt-14-dev)
 

@@ -1,14 +1,18 @@
 /* Check suite for distributed gmm-train under mpirun (Open MPI, the CPU backend): 2 and 3 ranks
  * (1001 images: neither divides) give the lower bound, means and covariances of one process to
  * 1e-10, the same training summary and the same predictions, and gmm-predict on 3 ranks writes
- * the one-process assignments; a rank whose share of a gzip file
- * is cut ends every rank with its message, and a truncated raw file is refused by every rank;
- * never a hang (each run under `timeout`). Skips, saying so, in a build without MPI (MPI=0,
- * SANITIZE=1) or without mpirun. */
+ * the one-process CSV, with --proba too (the same bytes); a rank whose share of a gzip file
+ * is cut ends every rank with its message, a truncated raw file is refused by every rank, and a
+ * rank killed (SIGKILL) mid-fit ends every rank with mpirun's message; never a hang (each run
+ * under `timeout`). Skips, saying so, in a build without MPI (MPI=0, SANITIZE=1) or without
+ * mpirun. The same over TCP between network namespaces: test_mpi_netns.c. */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "data/idx.h"
 #include "models/io/model_io.h"
@@ -132,6 +136,14 @@ START_TEST(test_ranks_give_one_process_fit)
     ck_assert_msg(rc == 0, "gmm-predict on 3 ranks: %s", out);
     ck_assert_ptr_nonnull(strstr(out, "scored by 3 ranks"));
     free(out);
+    /* and --proba: the responsibilities gathered in row order, the one-process CSV's bytes */
+    rc = tu_sh(&out, "{ $B/gmm-predict one.bin --device cpu --proba --out proba1.csv && "
+               MPIRUN " 3 $B/gmm-predict one.bin --device cpu --proba --out proba3.csv && "
+               "head -1 proba3.csv && wc -l < proba3.csv && cmp proba1.csv proba3.csv; }");
+    ck_assert_msg(rc == 0, "gmm-predict --proba on 3 ranks: %s", out);
+    ck_assert_ptr_nonnull(strstr(out, "index,component,label,p_0,p_1,p_2,p_3\n1002\n"));
+    printf("gmm-predict --proba on 3 ranks: the one-process CSV, byte for byte\n");
+    free(out);
     free(sum1);
     free(out1);
     gmm_model_free(&one);
@@ -169,6 +181,71 @@ START_TEST(test_failed_rank_ends_every_rank)
     rc = tu_sh(&out, MPIRUN " 2 $B/gmm-train %s " TRAIN_ARGS " --pca 5", dir);
     ck_assert_int_ne(rc, 0);
     ck_assert_ptr_nonnull(strstr(out, "--pca needs all the data in one process"));
+    free(out);
+}
+END_TEST
+
+/* A rank killed mid-fit (SIGKILL of gmm-train rank 1 once rank 0 has printed EM iterations,
+ * with a fit that would run for hours: --tol 0) ends every rank within 10 s, with mpirun's
+ * message naming the killed rank, and a non-zero exit. Shared with test_mpi_netns.c. */
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static long read_number(const char *name)
+{
+    FILE *f = fopen(tu_tmp_path(name), "r");
+    long v = -1;
+    if (f && fscanf(f, "%ld", &v) != 1) v = -1;
+    if (f) fclose(f);
+    return v;
+}
+
+static int log_has(const char *name, const char *needle)
+{
+    char *text = NULL;
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "cat '%s' 2>/dev/null", tu_tmp_path(name));
+    tu_run(cmd, &text);
+    int found = text && strstr(text, needle);
+    free(text);
+    return found;
+}
+
+START_TEST(test_killed_rank_ends_every_rank)
+{
+    if (skip()) return;
+    const char *dir = data_dir();
+    /* mpirun in the background; each rank writes its pid, then becomes gmm-train */
+    ck_assert_int_eq(tu_sh(NULL, "rm -f kill-rank0.pid kill-rank1.pid kill.rc && "
+                           "( " MPIRUN " 2 sh -c 'echo $$ > kill-rank$OMPI_COMM_WORLD_RANK.pid; "
+                           "exec \"$0\" \"$@\"' $B/gmm-train %s -k 4 --max-iter 100000000 "
+                           "--tol 0 --seed 3 --device cpu --png '' -v -o kill.bin "
+                           "> kill.log 2>&1; echo $? > kill.rc ) >/dev/null 2>&1 &", dir), 0);
+    double t0 = now_seconds();
+    long victim = -1;
+    while (now_seconds() - t0 < 60 && read_number("kill.rc") < 0 &&
+           !((victim = read_number("kill-rank1.pid")) > 0 && log_has("kill.log", "iter   10 ")))
+        usleep(50000);
+    ck_assert_msg(victim > 0 && read_number("kill.rc") < 0,
+                  "the fit did not start, or ended before the kill");
+    ck_assert_int_eq(kill((pid_t)victim, SIGKILL), 0);
+    double t_kill = now_seconds();
+    long rc;
+    while ((rc = read_number("kill.rc")) < 0 && now_seconds() - t_kill < 60) usleep(20000);
+    double waited = now_seconds() - t_kill;
+    char *out = NULL;
+    tu_sh(&out, "grep -v '^iter' kill.log");
+    printf("rank 1 killed mid-fit (2 ranks): every rank ended %.2f s after the kill, exit %ld\n"
+           "%s", waited, rc, out);
+    ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);
+    ck_assert_msg(waited < 10, "the ranks ended %.1f s after the kill", waited);
+    ck_assert_ptr_nonnull(strstr(out, "process rank 1 with PID"));
+    ck_assert_ptr_nonnull(strstr(out, "exited on signal 9 (Killed)"));
+    ck_assert_int_ne(tu_sh(NULL, "test -e kill.bin"), 0); /* nothing written */
     free(out);
 }
 END_TEST
@@ -216,6 +293,7 @@ static Suite *mpi_suite(void)
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_ranks_give_one_process_fit);
     tcase_add_test(tc, test_failed_rank_ends_every_rank);
+    tcase_add_test(tc, test_killed_rank_ends_every_rank);
     tcase_add_test(tc, test_ranks_on_gpus);
     suite_add_tcase(s, tc);
     return s;

@@ -19,7 +19,7 @@
 /* NULL in a library built without NCCL (nccl.h not found) */
 #define GMM_MODELS_NCCL_API(X)                                                                     \
     X(gmm_nccl_available) X(gmm_nccl_unique_id) X(gmm_nccl_create) X(gmm_nccl_create_all)         \
-    X(gmm_nccl_sum) X(gmm_nccl_abort) X(gmm_nccl_destroy)
+    X(gmm_nccl_sum) X(gmm_nccl_set_wait) X(gmm_nccl_abort) X(gmm_nccl_destroy)
 
 typedef struct gmm_models_cuda_api {
     size_t size; /* sizeof(gmm_models_cuda_api): a table of another build does not match */

@@ -75,6 +75,12 @@ gmm_status gmm_nccl_sum(gmm_nccl *nccl, double *d_buf, size_t count, void *strea
 }
 
 /* a communicator exists only when the backend made it */
+void gmm_nccl_set_wait(gmm_nccl *nccl, double limit_s, int (*abandon)(void *arg), void *arg)
+{
+    const gmm_models_cuda_api *t = nccl && gmm_cuda_backend_is_open() ? models_api() : NULL;
+    if (t && t->gmm_nccl_set_wait) t->gmm_nccl_set_wait(nccl, limit_s, abandon, arg);
+}
+
 void gmm_nccl_abort(gmm_nccl *nccl)
 {
     const gmm_models_cuda_api *t = nccl && gmm_cuda_backend_is_open() ? models_api() : NULL;

@@ -33,6 +33,9 @@ static gmm_status threaded_sum_device(gmm_comm *comm, double *d_buf, size_t n, v
     return gmm_nccl_sum(rc->nccl, d_buf, n, stream);
 }
 
+/* A sum's wait ends once a rank of the group has failed (comm_nccl.h: gmm_nccl_set_wait). */
+static int group_failed(void *group) { return gmm_comm_threads_failed_rank(group) >= 0; }
+
 /* Breaks the group's barrier for every waiting rank; this rank's NCCL communicator is aborted
  * (from its own thread: nothing else uses it). */
 static void threaded_abort(gmm_comm *comm, gmm_status status)
@@ -169,6 +172,7 @@ gmm_status gmm_fit_gpus_test(const gmm_data_view *data, int n_gpus, const gmm_op
         x->view.first_row = first;
         x->rc.nccl = nccl[r];
         nccl[r] = NULL; /* the rank owns it now */
+        gmm_nccl_set_wait(x->rc.nccl, GMM_NCCL_WAIT_LIMIT_S, group_failed, group);
         x->rc.comm = *gmm_comm_threads_rank(group, r);
         x->rc.group_abort = x->rc.comm.abort;
         x->rc.comm.abort = threaded_abort;
