@@ -130,6 +130,8 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
                (unsigned long long)opt.seed);
         fflush(stdout);
     }
+    /* the summary reads the labels and log-likelihoods: no N x K responsibilities on the host */
+    opt.scores_without_proba = 1;
     if (args->gpus != 0)
         st = gmm_fit_gpus(&view, n_gpus, &opt, &model, &scores);
     else

@@ -4,12 +4,13 @@
 # in fp64 and TF32, with each run's --timings line, lower bound, wall time and peak host memory
 # (/usr/bin/time's maximum resident set size); then gmm-bench em (60000 images: the iteration,
 # its E-step/M-step split and the % of the DGEMM/TF32 ceilings). Given the directory of an
-# earlier build (its bin/), the same runs of that build first, on the same GPU.
-#   bench/mnist8m_runs.sh [BEFORE_DIR|-] [GPUS [N_IMAGES]]   (defaults: -, 1, 8100000)
+# earlier build (its bin/), the same runs of that build first, on the same GPU. GPU_COUNTS: the
+# runs on one GPU (--device gpu) and on several (--gpus G), e.g. 1,2,4; BENCH_EM=0 skips gmm-bench.
+#   bench/mnist8m_runs.sh [BEFORE_DIR|-] [GPU_COUNTS [N_IMAGES]]   (defaults: -, 1, 8100000)
 set -u
 cd "$(dirname "$0")/.."
 BEFORE=${1:--}
-G=${2:-1}
+COUNTS=${2:-1}
 N=${3:-8100000}
 DATA=${SCALE_DATA:-/tmp/scale-$N}
 if [ ! -f "$DATA/train-images-idx3-ubyte" ]; then
@@ -24,8 +25,7 @@ for side in $sides; do
   [ "$side" = before ] && dir=$BEFORE
   echo "== $side ($dir)"
   for p in fp64 tf32; do
-    for gpus in $(seq 1 "$G"); do
-      [ "$gpus" -gt 1 ] && [ "$gpus" -ne "$G" ] && continue
+    for gpus in ${COUNTS//,/ }; do
       how=(--device gpu)
       [ "$gpus" -gt 1 ] && how=(--gpus "$gpus")
       /usr/bin/time -f "$side $p gpus $gpus: %e s wall, peak host memory %M KB" \
@@ -35,6 +35,7 @@ for side in $sides; do
     done
   done
 done
+[ "${BENCH_EM:-1}" = 0 ] && exit 0
 for side in $sides; do
   dir=.
   [ "$side" = before ] && dir=$BEFORE

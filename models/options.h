@@ -172,6 +172,10 @@ struct gmm_options {
                                        (BayesianGaussianMixture): n_components is then an upper
                                        bound, empty components are not re-seeded and the lower
                                        bound is scikit-learn's variational one */
+    int scores_without_proba;   /* 1: the handed-on scores (gmm_fit_view) leave proba NULL: the
+                                   labels and log-likelihoods alone, for a caller with no use
+                                   for the n_samples x K responsibilities (648 MB at 8.1 million
+                                   images, K = 10) */
     void *user;
 };
 

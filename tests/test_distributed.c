@@ -232,6 +232,35 @@ START_TEST(test_sampled_kmeans_ranks_equal_one)
 }
 END_TEST
 
+/* options.scores_without_proba: no responsibilities handed on, the same labels (read from the
+ * context in slabs) and log-likelihoods as a fit that hands them on, on 1 and 3 ranks. */
+START_TEST(test_scores_without_proba)
+{
+    uint8_t *bytes = make_bytes(17);
+    int *with = malloc(sizeof(int) * N), *without = malloc(sizeof(int) * N);
+    gmm_options o = base_options(GMM_COV_FULL), lean = o;
+    lean.scores_without_proba = 1;
+    for (int size = 1; size <= 3; size += 2) {
+        rank_job a[3], b[3];
+        fit_on_ranks(size, bytes, &o, -1, 0, a, with);
+        fit_on_ranks(size, bytes, &lean, -1, 0, b, without);
+        for (int r = 0; r < size; r++) {
+            ck_assert_ptr_nonnull(a[r].scores.proba);
+            ck_assert_ptr_null(b[r].scores.proba);
+            ck_assert_int_eq(memcmp(a[r].scores.log_likelihood, b[r].scores.log_likelihood,
+                                    sizeof(double) * (size_t)a[r].scores.n_samples), 0);
+        }
+        ck_assert_int_eq(memcmp(with, without, sizeof(int) * N), 0);
+        ck_assert(a[0].model.lower_bound == b[0].model.lower_bound);
+        free_jobs(a, size);
+        free_jobs(b, size);
+    }
+    free(bytes);
+    free(with);
+    free(without);
+}
+END_TEST
+
 /* k-means++ over 3 ranks draws the one-rank seeds (the same rng calls). */
 START_TEST(test_kmeans_plusplus_over_ranks)
 {
@@ -290,6 +319,7 @@ static Suite *distributed_suite(void)
     tcase_add_test(tc, test_view_equals_matrix);
     tcase_add_test(tc, test_ranks_equal_one);
     tcase_add_test(tc, test_sampled_kmeans_ranks_equal_one);
+    tcase_add_test(tc, test_scores_without_proba);
     tcase_add_test(tc, test_kmeans_plusplus_over_ranks);
     tcase_add_test(tc, test_failed_rank_ends_all);
     suite_add_tcase(s, tc);

@@ -147,6 +147,11 @@ typedef struct gmm_backend {
      * on the same rows gives. On an fp64 context it is e_step itself. The context's prepared
      * parameters of its own precision are left as they were. The final scores of a fit. */
     gmm_status (*e_step_f64)(gmm_backend_ctx *ctx, double *mean_log_likelihood);
+
+    /* Rows [r0, r0 + n) of the last E-step's log responsibilities (n x K) into log_resp: what
+     * get_estep gives, a slab at a time (a fit's labels without an n_samples x K host array). */
+    gmm_status (*get_log_resp_rows)(gmm_backend_ctx *ctx, int64_t r0, int64_t n,
+                                    double *log_resp);
 } gmm_backend;
 
 /* The registry: the backend for a device choice. With a resources object (gpu not NULL) and a

@@ -168,6 +168,28 @@ static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx,
     return be->set_params(ctx, scratch);
 }
 
+/* labels[i] = the first largest of row i of the context's log responsibilities, read in slabs. */
+static gmm_status labels_by_slab(const gmm_backend *be, gmm_backend_ctx *ctx, int64_t N, int K,
+                                 int *labels)
+{
+    const int64_t slab = 65536;
+    double *buf = malloc(sizeof(double) * (size_t)(N < slab ? N : slab) * K);
+    gmm_status status = buf ? GMM_OK : gmm_error(GMM_ERR_NOMEM, "out of memory for the labels");
+    for (int64_t r0 = 0; status == GMM_OK && r0 < N; r0 += slab) {
+        const int64_t n = N - r0 < slab ? N - r0 : slab;
+        if ((status = be->get_log_resp_rows(ctx, r0, n, buf)) != GMM_OK) break;
+        for (int64_t i = 0; i < n; i++) {
+            const double *row = buf + (size_t)i * K;
+            int best = 0;
+            for (int k = 1; k < K; k++)
+                if (row[k] > row[best]) best = k;
+            labels[r0 + i] = best;
+        }
+    }
+    free(buf);
+    return status;
+}
+
 /* The final E-step under the model's parameters on the fit's context (set back first when a
  * later initialisation left others there), and the scores it hands on: in float64 whatever the
  * fit's precision (e_step_f64: the data the context holds, converted chunk by chunk on its own
@@ -184,8 +206,9 @@ static gmm_status final_scores(const gmm_backend *be, gmm_backend_ctx *ctx, cons
                  : be->e_step(ctx, &s->mean_log_likelihood);
     if (status != GMM_OK) return status;
     /* log responsibilities into proba, then exponentiated in place (rows on every thread: 81
-     * million exp at 8.1 million images, K = 10) */
+     * million exp at 8.1 million images, K = 10); without proba, slabs of rows for the labels */
     if ((status = be->get_estep(ctx, s->log_likelihood, s->proba)) != GMM_OK) return status;
+    if (!s->proba) return labels_by_slab(be, ctx, N, K, s->labels);
 #pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)N * K * 20))
     for (int64_t i = 0; i < N; i++) {
         double *row = s->proba + (size_t)i * K;
@@ -319,9 +342,11 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         scores->n_samples = n_samples;
         scores->n_components = K;
         scores->log_likelihood = malloc(sizeof(double) * (size_t)n_samples);
-        scores->proba = malloc(sizeof(double) * (size_t)n_samples * K);
+        if (!o->scores_without_proba)
+            scores->proba = malloc(sizeof(double) * (size_t)n_samples * K);
         scores->labels = malloc(sizeof(int) * (size_t)n_samples);
-        if (!scores->log_likelihood || !scores->proba || !scores->labels) {
+        if (!scores->log_likelihood || (!o->scores_without_proba && !scores->proba) ||
+            !scores->labels) {
             status = gmm_error(GMM_ERR_NOMEM, "out of memory for %lld per-sample scores",
                                (long long)n_samples);
             goto fail;

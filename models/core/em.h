@@ -38,7 +38,8 @@ typedef struct {
     int n_components;
     double mean_log_likelihood; /* the training score (score) */
     double *log_likelihood;     /* n_samples: log p(x_i) (score_samples) */
-    double *proba;              /* n_samples x K: the responsibilities (predict_proba) */
+    double *proba;              /* n_samples x K: the responsibilities (predict_proba); NULL
+                                   under options->scores_without_proba */
     int *labels;                /* n_samples: the most likely component (predict) */
     /* where the fit's time went, in seconds: the backend context (buffers, the data on the
      * device), the initialisations and the EM iterations (all runs), the final E-step */

@@ -103,9 +103,9 @@ static gmm_status gather_scores(rank_work *w, int n, int64_t n_total, gmm_fit_sc
     *out = w[0].scores; /* the times and the training score: rank 0's (the score is global) */
     out->n_samples = n_total;
     out->log_likelihood = malloc(sizeof(double) * (size_t)n_total);
-    out->proba = malloc(sizeof(double) * (size_t)n_total * K);
+    out->proba = w[0].scores.proba ? malloc(sizeof(double) * (size_t)n_total * K) : NULL;
     out->labels = malloc(sizeof(int) * (size_t)n_total);
-    if (!out->log_likelihood || !out->proba || !out->labels) {
+    if (!out->log_likelihood || (w[0].scores.proba && !out->proba) || !out->labels) {
         gmm_fit_scores_free(out);
         return gmm_error(GMM_ERR_NOMEM, "out of memory for the scores of %lld rows",
                          (long long)n_total);
@@ -114,7 +114,7 @@ static gmm_status gather_scores(rank_work *w, int n, int64_t n_total, gmm_fit_sc
         const gmm_fit_scores *s = &w[r].scores;
         const int64_t first = w[r].view.first_row, rows = w[r].view.n_rows;
         memcpy(out->log_likelihood + first, s->log_likelihood, sizeof(double) * rows);
-        memcpy(out->proba + first * K, s->proba, sizeof(double) * rows * K);
+        if (out->proba) memcpy(out->proba + first * K, s->proba, sizeof(double) * rows * K);
         memcpy(out->labels + first, s->labels, sizeof(int) * rows);
     }
     return GMM_OK;

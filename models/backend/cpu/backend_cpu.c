@@ -532,6 +532,17 @@ static gmm_status cpu_get_estep(gmm_backend_ctx *c, double *log_likelihood, doub
     return GMM_OK;
 }
 
+static gmm_status cpu_get_log_resp_rows(gmm_backend_ctx *c, int64_t r0, int64_t n,
+                                        double *log_resp)
+{
+    if (r0 < 0 || n < 0 || r0 + n > c->n_samples)
+        return gmm_error(GMM_ERR_ARG, "rows [%lld, %lld) outside the context's %lld",
+                         (long long)r0, (long long)(r0 + n), (long long)c->n_samples);
+    memcpy(log_resp, c->log_resp + (size_t)r0 * c->n_components,
+           sizeof(double) * (size_t)n * c->n_components);
+    return GMM_OK;
+}
+
 const gmm_backend gmm_backend_cpu = {
     .name = "cpu",
     .available = cpu_available,
@@ -550,4 +561,5 @@ const gmm_backend gmm_backend_cpu = {
     .set_n_components = cpu_set_n_components,
     .set_rows = cpu_set_rows,
     .e_step_f64 = cpu_e_step_f64,
+    .get_log_resp_rows = cpu_get_log_resp_rows,
 };

@@ -392,4 +392,5 @@ extern "C" const gmm_backend gmm_backend_cuda = {
     NULL, /* set_rows: a GPU scores per call (models/core/score.h) */
     cuda_streams,
     cuda_e_step_f64,
+    cuda_get_log_resp_rows,
 };

@@ -184,6 +184,7 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
 /* The table's e_step_f64 (models/backend/backend.h): cuda_e_step on a float64 context. */
 gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
+gmm_status cuda_get_log_resp_rows(gmm_backend_ctx *c, int64_t r0, int64_t n, double *log_resp);
 /* cuda_mstep.cu */
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
 /* cuda_factorise.cu: the precision factors into d_prec from the covariances in d_cov (d_acc:

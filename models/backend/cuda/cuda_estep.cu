@@ -314,6 +314,19 @@ fail:
     return status;
 }
 
+gmm_status cuda_get_log_resp_rows(gmm_backend_ctx *c, int64_t r0, int64_t n, double *log_resp)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components;
+    if (r0 < 0 || n < 0 || r0 + n > c->n_samples)
+        return gmm_error(GMM_ERR_ARG, "rows [%lld, %lld) outside the context's %lld",
+                         (long long)r0, (long long)(r0 + n), (long long)c->n_samples);
+    GMM_CUDA_CHECK(cudaMemcpy(log_resp, c->d_log_resp + (size_t)r0 * K,
+                              sizeof(double) * (size_t)n * K, cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}
+
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp)
 {
     gmm_status status = GMM_OK;
