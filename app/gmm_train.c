@@ -365,6 +365,8 @@ int main(int argc, char **argv)
         const gmm_data_view bytes = {.elem = GMM_ELEM_U8, .rows = ds.pixels,
                                      .n_rows = ds.n_samples, .dim = dim, .first_row = 0,
                                      .n_total = ds.n_samples};
+        /* the summary reads the labels and log-likelihoods: no N x K responsibilities */
+        opt.scores_without_proba = !(images_dir || diag_dir);
         st = gmm_fit_view(&bytes, &opt, &model, &fit_scores);
     } else {
         fitted_saver = &saver;
