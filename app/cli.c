@@ -220,6 +220,11 @@ static void guard_mapped_input(const char *path, const void *map, size_t len)
     guarded_map = map;
 }
 
+void cli_guard_mapped_dataset(const dataset *ds)
+{
+    if (ds->pixels_map) guard_mapped_input(ds->images_path, ds->pixels_map, ds->map_len);
+}
+
 gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long limit, int rank,
                               int size, dataset *ds, int64_t *n_total, int *dim)
 {

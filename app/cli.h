@@ -47,6 +47,9 @@ double cli_now_seconds(void);
 /* This process's share of a split's images (data/dataset.h): rank `rank` of `size` reads only
  * its rows (gmm_comm_row_range; a raw file memory-mapped) of the first `limit` images (<= 0:
  * all). *n_total and *dim are the whole set's. Fewer images than ranks is GMM_ERR_ARG. */
+/* Guards a dataset whose images are memory-mapped (nothing when they were read): see below. */
+void cli_guard_mapped_dataset(const dataset *ds);
+
 gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long limit, int rank,
                               int size, dataset *ds, int64_t *n_total, int *dim);
 

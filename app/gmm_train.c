@@ -23,6 +23,7 @@
 #include "app/select_k_report.h"
 #include "app/summary_json.h"
 #include "data/dataset.h"
+#include "data/idx.h"
 #include "kernels/gpu_info.h"
 #include "models/core/em.h"
 #include "models/core/init.h"
@@ -225,7 +226,10 @@ int main(int argc, char **argv)
     cli_device_opener opener;
     cli_device_open_start(&opener, opt.device);
     const char *device_notice = NULL;
-    st = dataset_load(data_path, DATASET_TRAIN, &ds);
+    /* an image file of 1 GiB or more is mapped, not read: its pages go to the device (or are
+     * converted) from the page cache, without a copy of them in this process */
+    st = dataset_load_range(data_path, DATASET_TRAIN, 0, -1, IDX_MAP_LARGE, &ds);
+    if (st == GMM_OK) cli_guard_mapped_dataset(&ds); /* a file cut under us: an error, no crash */
     t_read = cli_now_seconds();
     gmm_status device_status = cli_device_open_finish(&opener, &gpu, &device_notice);
     if (opt.verbose >= 2 && opt.device != GMM_DEVICE_CPU)

@@ -34,7 +34,8 @@ gmm_status dataset_load(const char *path, dataset_split split, dataset *out);
 
 /* Images [first, first + count) of the split (count < 0: to the end; count 0: none, only
  * n_total, rows and cols are filled) and their labels: a rank's share. map: a raw image file is
- * memory-mapped rather than read (pixels points into the mapping; dataset_free unmaps it). */
+ * memory-mapped rather than read (pixels points into the mapping; dataset_free unmaps it);
+ * IDX_MAP_LARGE (data/idx.h): only one of 1 GiB or more. */
 gmm_status dataset_load_range(const char *path, dataset_split split, int64_t first, int64_t count,
                               int map, dataset *out);
 

@@ -418,7 +418,7 @@ static gmm_status idx_read(const char *path, int want_dims, int64_t first, int64
         goto fail;
     }
 
-    if (map && !compressed) {
+    if (map && !compressed && (map != IDX_MAP_LARGE || expected_len >= IDX_MAP_LARGE_BYTES)) {
         /* the pages are the file's: nothing is read or copied until the fit touches them */
         void *m = mmap(NULL, (size_t)expected_len, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED) {

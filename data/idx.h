@@ -39,7 +39,10 @@ gmm_status idx_read_labels(const char *path, idx_array *out);
  * to the end): a rank's share of a distributed fit, read without holding the rest. The whole
  * file is checked as far as it is cheap (a raw file's length against its header); a gzip file is
  * inflated up to the range's end only. map: a raw file is memory-mapped instead of read (data
- * points into the mapping; idx_free unmaps it). */
+ * points into the mapping; idx_free unmaps it); IDX_MAP_LARGE: only one of at least
+ * IDX_MAP_LARGE_BYTES (a 60000-image file is read as before). */
+#define IDX_MAP_LARGE 2
+#define IDX_MAP_LARGE_BYTES ((uint64_t)1 << 30)
 gmm_status idx_read_range(const char *path, int want_dims, int64_t first, int64_t count, int map,
                           idx_array *out);
 /* Writes images (gzip when gzip != 0). */
