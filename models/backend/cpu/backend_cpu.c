@@ -1,16 +1,17 @@
 /* The CPU backend: the EM operations in float64 through the kernel layer's library paths
  * (matmul_blas, compact_rows_cpu with SYRK, the precision factors: OpenBLAS and LAPACKE), GEMMs
- * for the E-step (full/tied: the triangle-blocked product of models/backend/cpu/cpu_estep.h) and OpenMP
- * loops for the row reductions. Under GMM_PRECISION_FP32 (full and tied) the E-step's product
- * is an SGEMM on a float32 copy of the data made once; distances, log-sum-exp, every sum and the
- * M-step stay float64, and e_step_f64 (a fit's final scores) runs the float64 product on the
- * view's rows with float64 factors made for the call. The data view (models/data_view.h) is not copied: float64 rows are read
- * where they are, bytes and float32 are converted chunk by chunk. Work is done in row chunks so
- * that the temporaries stay near CHUNK_BYTES (or a quarter of tuning.memory_budget) whatever N
- * and K are. In a distributed fit (models/dist/comm.h) the M-step's sufficient statistics (N_k, the
- * K x d sums, the covariance scatters), X^T X (tied) and the lower bound are summed over the
- * ranks, and k-means runs on every rank's rows (models/backend/cpu/kmeans.h). This file makes the context
- * and runs the E-step; the M-step is models/backend/cpu/cpu_mstep.c. */
+ * for the E-step (full/tied: the triangle-blocked product of models/backend/cpu/cpu_estep.h) and
+ * OpenMP loops for the row reductions. Under GMM_PRECISION_FP32 (full and tied) the E-step's
+ * product is an SGEMM on a float32 copy of the data made once; distances, log-sum-exp, every sum
+ * and the M-step stay float64, and e_step_f64 (a fit's final scores) runs the float64 product on
+ * the view's rows with float64 factors made for the call. The data view (models/data_view.h) is
+ * not copied: float64 rows are read where they are, bytes and float32 are converted chunk by
+ * chunk. Work is done in row chunks so that the temporaries stay near CHUNK_BYTES (or a quarter
+ * of tuning.memory_budget) whatever N and K are. In a distributed fit (models/dist/comm.h) the
+ * M-step's sufficient statistics (N_k, the K x d sums, the covariance scatters), X^T X (tied) and
+ * the lower bound are summed over the ranks, and k-means runs on every rank's rows
+ * (models/backend/cpu/kmeans.h). This file makes the context and runs the E-step; the M-step is
+ * models/backend/cpu/cpu_mstep.c. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
