@@ -54,6 +54,8 @@ static void usage(FILE *out)
             "                         Lloyd run on a uniform sample of N of them, then at\n"
             "                         most 10 Lloyd passes over all (default: a sample of\n"
             "                         262144 above 1048576 images; all: every image)\n"
+            "  --kmeans-passes N      the Lloyd passes over all images after the sample's\n"
+            "                         k-means, at most (default 10; 1..2147483647)\n"
             "  --knn-neighbors K      --init knn/spectral, --space spectral/umap: neighbours\n"
             "                         per point, itself counted (default 10; 15 for --space\n"
             "                         umap; 1..127, at least 2 for the spaces)\n"
@@ -130,7 +132,7 @@ static void usage(FILE *out)
 }
 
 enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_SEED, OPT_LIMIT,
-       OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_KMEANS_SAMPLE, OPT_IMAGES,
+       OPT_DEVICE, OPT_PRECISION, OPT_PNG, OPT_KNN_NEIGHBORS, OPT_KNN_SAMPLE, OPT_KMEANS_SAMPLE, OPT_KMEANS_PASSES, OPT_IMAGES,
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
        OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION, OPT_EMBED_DIMS,
@@ -191,6 +193,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"knn-neighbors", required_argument, 0, OPT_KNN_NEIGHBORS},
         {"knn-sample", required_argument, 0, OPT_KNN_SAMPLE},
         {"kmeans-sample", required_argument, 0, OPT_KMEANS_SAMPLE},
+        {"kmeans-passes", required_argument, 0, OPT_KMEANS_PASSES},
         {"images", required_argument, 0, OPT_IMAGES},
         {"diagnostics", required_argument, 0, OPT_DIAGNOSTICS},
         {"blur", required_argument, 0, OPT_BLUR}, {"quiet", no_argument, 0, 'q'},
@@ -307,6 +310,10 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             }
             if (cli_parse_int("--kmeans-sample", optarg, 1, LLONG_MAX, &v)) return 1;
             opt.kmeans_sample_size = v;
+            break;
+        case OPT_KMEANS_PASSES:
+            if (cli_parse_int("--kmeans-passes", optarg, 1, INT_MAX, &v)) return 1;
+            opt.kmeans_full_passes = (int)v;
             break;
         case OPT_IMAGES:
             if (!*optarg) return cli_error("--images needs a directory");

@@ -103,6 +103,9 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
     if (o->n_init < 1) return gmm_error(GMM_ERR_ARG, "n_init=%d must be >= 1", o->n_init);
     if (o->kmeans_max_iter < 1)
         return gmm_error(GMM_ERR_ARG, "kmeans_max_iter=%d must be >= 1", o->kmeans_max_iter);
+    if (o->kmeans_full_passes < 0)
+        return gmm_error(GMM_ERR_ARG, "kmeans_full_passes=%d must be >= 1 (0 for the default)",
+                         o->kmeans_full_passes);
     if (o->kmeans_sample_size > 0 && o->kmeans_sample_size < o->n_components)
         return gmm_error(GMM_ERR_ARG, "kmeans_sample_size=%lld must be >= n_components=%d (0 "
                          "for the default, < 0 for every row)", (long long)o->kmeans_sample_size,

@@ -138,6 +138,9 @@ struct gmm_options {
                                    (models/core/init_kmeans.h). 0: the default
                                    (GMM_KMEANS_SAMPLE_AUTO rows when there are more than
                                    GMM_KMEANS_SAMPLE_ABOVE); < 0: every row, always */
+    int kmeans_full_passes;     /* the Lloyd passes over every row after the sample's k-means
+                                   (at most; fewer when they converge). 0: the default,
+                                   GMM_KMEANS_FULL_PASSES */
     int knn_neighbors;          /* init=knn: neighbours per point for the density (10, 1..127;
                                    0 means the default) */
     int64_t knn_sample_size;    /* init=knn: points in the kNN graph (60000; all when N <= it;

@@ -112,6 +112,8 @@ START_TEST(test_integer_ranges)
                 "$B/gmm-train '%s' --kmeans-sample 5", dir);
     expect_exit(1, "--kmeans-sample must be >= 1, got 0", "$B/gmm-train '%s' --kmeans-sample 0",
                 dir);
+    expect_exit(1, "--kmeans-passes must be between 1 and 2147483647",
+                "$B/gmm-train '%s' --kmeans-passes 2147483648", dir);
     /* past the 64-bit range: a range, not "expects an integer" */
     expect_exit(1, "--seed must be between 0 and 9223372036854775807",
                 "$B/gmm-train '%s' --seed 99999999999999999999", dir);

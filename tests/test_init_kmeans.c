@@ -60,6 +60,9 @@ START_TEST(test_sample_rule)
     gmm_error_clear();
     o.kmeans_sample_size = 10;
     ck_assert_int_eq(gmm_options_validate(&o, 100, 4), GMM_OK);
+    o.kmeans_full_passes = -1;
+    ck_assert_int_eq(gmm_options_validate(&o, 100, 4), GMM_ERR_ARG);
+    gmm_error_clear();
 }
 END_TEST
 

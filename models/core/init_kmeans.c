@@ -99,13 +99,13 @@ gmm_status gmm_kmeans_init_on_backend(const gmm_backend *be, gmm_backend_ctx *ct
             char msg[200];
             snprintf(msg, sizeof msg, "k-means on a sample of %lld of the %lld rows, then at "
                      "most %d passes over all of them", (long long)m, (long long)n_total,
-                     GMM_KMEANS_FULL_PASSES);
+                     o->kmeans_full_passes > 0 ? o->kmeans_full_passes : GMM_KMEANS_FULL_PASSES);
             o->on_notice(o->user, msg);
         }
     }
     if (sampled) {
-        int passes = o->kmeans_max_iter < GMM_KMEANS_FULL_PASSES ? o->kmeans_max_iter
-                                                                 : GMM_KMEANS_FULL_PASSES;
+        int passes = o->kmeans_full_passes > 0 ? o->kmeans_full_passes : GMM_KMEANS_FULL_PASSES;
+        if (passes > o->kmeans_max_iter) passes = o->kmeans_max_iter;
         status = be->kmeans_lloyd(ctx, passes, centers, NULL);
     } else {
         status = seed_and_iterate(be, ctx, K, o->kmeans_max_iter, rng, centers);
