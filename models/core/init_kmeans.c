@@ -97,9 +97,11 @@ gmm_status gmm_kmeans_init_on_backend(const gmm_backend *be, gmm_backend_ctx *ct
         sampled = !empty;
         if (sampled && o->verbose >= 1 && o->on_notice) {
             char msg[200];
+            const int p = o->kmeans_full_passes > 0 ? o->kmeans_full_passes
+                                                    : GMM_KMEANS_FULL_PASSES;
             snprintf(msg, sizeof msg, "k-means on a sample of %lld of the %lld rows, then at "
-                     "most %d passes over all of them", (long long)m, (long long)n_total,
-                     o->kmeans_full_passes > 0 ? o->kmeans_full_passes : GMM_KMEANS_FULL_PASSES);
+                     "most %d Lloyd pass%s over all of them", (long long)m, (long long)n_total, p,
+                     p == 1 ? "" : "es");
             o->on_notice(o->user, msg);
         }
     }

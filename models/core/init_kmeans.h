@@ -2,7 +2,8 @@
  * Lloyd's iterations, on the context's device, the one-hot responsibilities left in the context.
  * On many rows (more than the options' kmeans_sample_size) the seeding and Lloyd's iterations to
  * convergence run on a uniform sample of the rows, in a second context of the same backend and
- * ranks, and at most GMM_KMEANS_FULL_PASSES Lloyd passes over every row follow from there. */
+ * ranks, and at most GMM_KMEANS_FULL_PASSES Lloyd passes over every row follow from there (by
+ * default one: every row takes its nearest center). */
 #ifndef GMM_INIT_KMEANS_H
 #define GMM_INIT_KMEANS_H
 
@@ -20,8 +21,11 @@ extern "C" {
  * the data). */
 #define GMM_KMEANS_SAMPLE_AUTO ((int64_t)1 << 18)
 #define GMM_KMEANS_SAMPLE_ABOVE ((int64_t)1 << 20)
-/* Lloyd passes over every row after the sample's k-means (fewer when they converge first). */
-#define GMM_KMEANS_FULL_PASSES 10
+/* Lloyd passes over every row after the sample's k-means (fewer when they converge first): one
+ * gives every row its nearest center of the sample's k-means. At 8.1 million images (K = 10,
+ * full) 1, 3 and 10 passes gave lower bounds after 10 EM iterations 0.043%, 0.059% and 0.083%
+ * below the start from every row's k-means, the initialisation 0.94, 1.10 and 1.93 s (H200). */
+#define GMM_KMEANS_FULL_PASSES 1
 
 /* The rows of the k-means sample for n_total rows under these options (n_total: no sample). */
 int64_t gmm_kmeans_sample_rows(const gmm_options *o, int64_t n_total);
