@@ -183,6 +183,17 @@ int train_scale_run(gmm_train_args *args, cli_mpi *mpi, gmm_should_stop_fn shoul
         }
         if ((st = gmm_model_save(args->output, &model)) != GMM_OK) goto failed;
         printf("model written to %s\n", args->output);
+        if (args->timings) { /* rank 0's (or GPU 0's) phases; every rank waits for the others */
+            const gmm_fit_scores *f = &scores;
+            double t_end = cli_now_seconds();
+            printf("timings: data ready %.3f s (this rank's rows); fit: set-up %.3f s, "
+                   "initialisation %.3f s, EM %.3f s (%d iterations, %.1f ms each), final scores "
+                   "%.3f s; summary, picture and model %.3f s; %.3f s in all\n",
+                   t_loaded - t_start, f->seconds_setup, f->seconds_init, f->seconds_em,
+                   f->n_iter_total,
+                   f->n_iter_total > 0 ? 1e3 * f->seconds_em / f->n_iter_total : 0.0,
+                   f->seconds_scores, t_end - t_fit, t_end - t_start);
+        }
     }
     goto done;
 failed:

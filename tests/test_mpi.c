@@ -104,7 +104,7 @@ START_TEST(test_ranks_give_one_process_fit)
     ck_assert_int_eq(gmm_model_load(tu_tmp_path("one.bin"), &one), GMM_OK);
     char *sum1 = summary_of(out1);
     for (int np = 2; np <= 3; np++) {
-        rc = tu_sh(&out, MPIRUN " %d $B/gmm-train %s " TRAIN_ARGS " -o ranks%d.bin && "
+        rc = tu_sh(&out, MPIRUN " %d $B/gmm-train %s " TRAIN_ARGS " --timings -o ranks%d.bin && "
                    "$B/gmm-predict ranks%d.bin --device cpu --out ranks%d.csv && "
                    "cmp one.csv ranks%d.csv", np, dir, np, np, np, np);
         ck_assert_msg(rc == 0, "%d ranks: %s", np, out);
@@ -124,6 +124,13 @@ START_TEST(test_ranks_give_one_process_fit)
         ck_assert_msg(e_lb <= 1e-10 && e_mu <= 1e-10 && e_cov <= 1e-10, "%d ranks differ", np);
         char *sum = summary_of(out);
         ck_assert_msg(strcmp(sum, sum1) == 0, "the summaries differ:\n%s\n---\n%s", sum, sum1);
+        /* --timings: rank 0's line, once, with the fit's iterations */
+        char want[64];
+        const char *t = strstr(out, "timings: data ready");
+        ck_assert_msg(t && !strstr(t + 1, "timings:"), "%d ranks: no single timings line: %s", np,
+                      out);
+        snprintf(want, sizeof want, "(%d iterations,", m.n_iter);
+        ck_assert_msg(strstr(t, want), "%d ranks: the timings line lacks %s: %s", np, want, t);
         free(sum);
         gmm_model_free(&m);
         free(out);
