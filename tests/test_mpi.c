@@ -7,11 +7,9 @@
  * under `timeout`). Skips, saying so, in a build without MPI (MPI=0, SANITIZE=1) or without
  * mpirun. The same over TCP between network namespaces: test_mpi_netns.c. */
 #include <check.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "data/idx.h"
@@ -194,58 +192,17 @@ END_TEST
 
 /* A rank killed mid-fit (SIGKILL of gmm-train rank 1 once rank 0 has printed EM iterations,
  * with a fit that would run for hours: --tol 0) ends every rank within 10 s, with mpirun's
- * message naming the killed rank, and a non-zero exit. Shared with test_mpi_netns.c. */
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static long read_number(const char *name)
-{
-    FILE *f = fopen(tu_tmp_path(name), "r");
-    long v = -1;
-    if (f && fscanf(f, "%ld", &v) != 1) v = -1;
-    if (f) fclose(f);
-    return v;
-}
-
-static int log_has(const char *name, const char *needle)
-{
-    char *text = NULL;
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "cat '%s' 2>/dev/null", tu_tmp_path(name));
-    tu_run(cmd, &text);
-    int found = text && strstr(text, needle);
-    free(text);
-    return found;
-}
-
+ * message naming the killed rank, and a non-zero exit (tu_kill_rank_mid_fit). */
 START_TEST(test_killed_rank_ends_every_rank)
 {
     if (skip()) return;
     const char *dir = data_dir();
-    /* mpirun in the background; each rank writes its pid, then becomes gmm-train */
-    ck_assert_int_eq(tu_sh(NULL, "rm -f kill-rank0.pid kill-rank1.pid kill.rc && "
-                           "( " MPIRUN " 2 sh -c 'echo $$ > kill-rank$OMPI_COMM_WORLD_RANK.pid; "
-                           "exec \"$0\" \"$@\"' $B/gmm-train %s -k 4 --max-iter 100000000 "
-                           "--tol 0 --seed 3 --device cpu --png '' -v -o kill.bin "
-                           "> kill.log 2>&1; echo $? > kill.rc ) >/dev/null 2>&1 &", dir), 0);
-    double t0 = now_seconds();
-    long victim = -1;
-    while (now_seconds() - t0 < 60 && read_number("kill.rc") < 0 &&
-           !((victim = read_number("kill-rank1.pid")) > 0 && log_has("kill.log", "iter   10 ")))
-        usleep(50000);
-    ck_assert_msg(victim > 0 && read_number("kill.rc") < 0,
-                  "the fit did not start, or ended before the kill");
-    ck_assert_int_eq(kill((pid_t)victim, SIGKILL), 0);
-    double t_kill = now_seconds();
     long rc;
-    while ((rc = read_number("kill.rc")) < 0 && now_seconds() - t_kill < 60) usleep(20000);
-    double waited = now_seconds() - t_kill;
     char *out = NULL;
-    tu_sh(&out, "grep -v '^iter' kill.log");
+    char args[600];
+    snprintf(args, sizeof args, "%s -k 4 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
+             "--png ''", dir);
+    double waited = tu_kill_rank_mid_fit(MPIRUN, 2, 1, args, &rc, &out);
     printf("rank 1 killed mid-fit (2 ranks): every rank ended %.2f s after the kill, exit %ld\n"
            "%s", waited, rc, out);
     ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);

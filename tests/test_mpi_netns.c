@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "models/io/model_io.h"
@@ -235,55 +234,18 @@ START_TEST(test_ranks_across_namespaces)
 }
 END_TEST
 
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static long read_number(const char *name)
-{
-    FILE *f = fopen(tu_tmp_path(name), "r");
-    long v = -1;
-    if (f && fscanf(f, "%ld", &v) != 1) v = -1;
-    if (f) fclose(f);
-    return v;
-}
-
-static int fit_running(void)
-{
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "grep -q '^iter   10 ' '%s'", tu_tmp_path("kill.log"));
-    return tu_run(cmd, NULL) == 0;
-}
-
 /* 4 ranks on 4 hosts fitting with --tol 0 (hours of work); rank 2's process gets SIGKILL once
  * rank 0 has printed 10 iterations: every rank ends within 10 s, with mpirun's message. */
 START_TEST(test_killed_rank_across_namespaces)
 {
     if (skip()) return;
     const char *dir = tu_fixture_dir("netns-data", N_IMAGES, SIDE, 11, 0);
-    ck_assert_int_eq(tu_sh(NULL, "rm -f kill-rank*.pid kill.rc && ( %s %d sh -c "
-                           "'echo $$ > kill-rank$OMPI_COMM_WORLD_RANK.pid; exec \"$0\" \"$@\"' "
-                           "$B/gmm-train %s -k 3 --max-iter 100000000 --tol 0 --seed 3 "
-                           "--device cpu --png '' -v -o kill.bin > kill.log 2>&1; "
-                           "echo $? > kill.rc ) >/dev/null 2>&1 &", mpirun_cmd, MAX_RANKS, dir),
-                     0);
-    double t0 = now_seconds();
-    long victim = -1;
-    while (now_seconds() - t0 < 60 && read_number("kill.rc") < 0 &&
-           !((victim = read_number("kill-rank2.pid")) > 0 && fit_running()))
-        usleep(50000);
-    ck_assert_msg(victim > 0 && read_number("kill.rc") < 0,
-                  "the fit did not start, or ended before the kill");
-    ck_assert_int_eq(kill((pid_t)victim, SIGKILL), 0);
-    double t_kill = now_seconds();
     long rc;
-    while ((rc = read_number("kill.rc")) < 0 && now_seconds() - t_kill < 60) usleep(20000);
-    double waited = now_seconds() - t_kill;
     char *out = NULL;
-    tu_sh(&out, "grep -v '^iter' kill.log");
+    char args[600];
+    snprintf(args, sizeof args, "%s -k 3 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
+             "--png ''", dir);
+    double waited = tu_kill_rank_mid_fit(mpirun_cmd, MAX_RANKS, 2, args, &rc, &out);
     printf("rank 2 of 4 (host 10.77.0.3) killed mid-fit: every rank ended %.2f s after the kill, "
            "exit %ld\n%s", waited, rc, out);
     ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);

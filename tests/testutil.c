@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 uint64_t tu_rand_u64(uint64_t *state)
@@ -291,4 +293,48 @@ long long tu_vm_size_bytes(void)
         if (sscanf(line, "VmSize: %lld kB", &kb) == 1) break;
     if (f) fclose(f);
     return kb < 0 ? -1 : kb * 1024;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The number in the temporary directory's file `name`, or -1. */
+static long read_number(const char *name)
+{
+    FILE *f = fopen(tu_tmp_path(name), "r");
+    long v = -1;
+    if (f && fscanf(f, "%ld", &v) != 1) v = -1;
+    if (f) fclose(f);
+    return v;
+}
+
+double tu_kill_rank_mid_fit(const char *mpirun, int np, int victim, const char *args, long *rc,
+                            char **out)
+{
+    /* each rank writes its pid, then becomes gmm-train */
+    ck_assert_int_eq(tu_sh(NULL, "rm -f kill-rank*.pid kill.rc kill.bin && ( %s %d sh -c "
+                           "'echo $$ > kill-rank$OMPI_COMM_WORLD_RANK.pid; exec \"$0\" \"$@\"' "
+                           "$B/gmm-train %s -v -o kill.bin > kill.log 2>&1; echo $? > kill.rc ) "
+                           ">/dev/null 2>&1 &", mpirun, np, args),
+                     0);
+    char pid_file[64], running[700];
+    snprintf(pid_file, sizeof pid_file, "kill-rank%d.pid", victim);
+    snprintf(running, sizeof running, "grep -q '^iter   10 ' '%s'", tu_tmp_path("kill.log"));
+    double t0 = now_seconds();
+    long pid = -1;
+    while (now_seconds() - t0 < 60 && read_number("kill.rc") < 0 &&
+           !((pid = read_number(pid_file)) > 0 && tu_run(running, NULL) == 0))
+        usleep(50000);
+    ck_assert_msg(pid > 0 && read_number("kill.rc") < 0,
+                  "the fit did not start, or ended before the kill");
+    ck_assert_int_eq(kill((pid_t)pid, SIGKILL), 0);
+    double t_kill = now_seconds();
+    while ((*rc = read_number("kill.rc")) < 0 && now_seconds() - t_kill < 60) usleep(20000);
+    double waited = now_seconds() - t_kill;
+    tu_sh(out, "grep -v '^iter' kill.log");
+    return waited;
 }
