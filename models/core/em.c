@@ -168,6 +168,15 @@ static gmm_status initialise_run(const gmm_backend *be, gmm_backend_ctx *ctx,
     return be->set_params(ctx, scratch);
 }
 
+/* The first index of the largest of row[0..K). */
+static int row_argmax(const double *row, int K)
+{
+    int best = 0;
+    for (int k = 1; k < K; k++)
+        if (row[k] > row[best]) best = k;
+    return best;
+}
+
 /* labels[i] = the first largest of row i of the context's log responsibilities, read in slabs. */
 static gmm_status labels_by_slab(const gmm_backend *be, gmm_backend_ctx *ctx, int64_t N, int K,
                                  int *labels)
@@ -178,13 +187,7 @@ static gmm_status labels_by_slab(const gmm_backend *be, gmm_backend_ctx *ctx, in
     for (int64_t r0 = 0; status == GMM_OK && r0 < N; r0 += slab) {
         const int64_t n = N - r0 < slab ? N - r0 : slab;
         if ((status = be->get_log_resp_rows(ctx, r0, n, buf)) != GMM_OK) break;
-        for (int64_t i = 0; i < n; i++) {
-            const double *row = buf + (size_t)i * K;
-            int best = 0;
-            for (int k = 1; k < K; k++)
-                if (row[k] > row[best]) best = k;
-            labels[r0 + i] = best;
-        }
+        for (int64_t i = 0; i < n; i++) labels[r0 + i] = row_argmax(buf + (size_t)i * K, K);
     }
     free(buf);
     return status;
@@ -212,10 +215,7 @@ static gmm_status final_scores(const gmm_backend *be, gmm_backend_ctx *ctx, cons
 #pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH((double)N * K * 20))
     for (int64_t i = 0; i < N; i++) {
         double *row = s->proba + (size_t)i * K;
-        int best = 0;
-        for (int k = 1; k < K; k++)
-            if (row[k] > row[best]) best = k;
-        s->labels[i] = best;
+        s->labels[i] = row_argmax(row, K);
         for (int k = 0; k < K; k++) row[k] = exp(row[k]);
     }
     return GMM_OK;
