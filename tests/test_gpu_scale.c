@@ -211,6 +211,76 @@ START_TEST(test_streaming_matches_in_memory)
 }
 END_TEST
 
+/* When the M-step's sums go chunk by chunk (data streamed, or image bytes kept on the device and
+ * converted a chunk at a time), the E-step also forms the next M-step's responsibilities and
+ * means' sums chunk by chunk (one pass over the data fewer) and that M-step says so; its
+ * parameters are those of the M-step's own pass, which a second M-step on the same
+ * responsibilities makes (to 1e-13: the same operations on the same chunks). Every type,
+ * float64 and TF32; data in memory as one chunk: every M-step makes its own pass. */
+START_TEST(test_estep_sums_means)
+{
+    if (!tu_gpu_available()) return;
+    const int64_t N = 3001;
+    const int d = 12, K = 4;
+    uint8_t *X = tu_synthetic_bytes(N, d, K, 9);
+    gmm_data_view v = view_of(GMM_ELEM_U8, X, N, d);
+    /* one chunk in memory; chunks of 500 rows in memory; streamed in chunks of ~136 rows */
+    gmm_tuning tunings[3] = {{0}, {0}, {0}};
+    static const char *const ways[3] = {"in memory", "in memory, chunks of 500", "streamed"};
+    tunings[1].chunk_rows = 500;
+    tunings[2].memory_budget = 16 << 10;
+    double *resp = calloc((size_t)N * K, sizeof(double));
+    ck_assert_ptr_nonnull(resp);
+    for (int64_t i = 0; i < N; i++) resp[i * K + (i * 7 + i / 5) % K] = 1.0;
+    const gmm_backend *be = tu_gpu_backend();
+    static const gmm_precision precs[2] = {GMM_PRECISION_FP64, GMM_PRECISION_TF32};
+    for (int way = 0; way < 3; way++)
+        for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++)
+            for (int p = 0; p < 2; p++) {
+                if (!be->supports(all_types[t], precs[p])) continue;
+                gmm_backend_config cfg = {.data = v, .n_components = K, .type = all_types[t],
+                                          .precision = precs[p],
+                                          .tuning = &tunings[way]};
+                gmm_backend_ctx *ctx = NULL;
+                gmm_mstep_report r0 = {0}, r1 = {0}, r2 = {0};
+                gmm_model a = {0}, b = {0};
+                double ll = 0;
+                CHECK_OK(be->create(&ctx, &cfg));
+                CHECK_OK(gmm_model_alloc(&a, K, d, all_types[t]));
+                CHECK_OK(gmm_model_alloc(&b, K, d, all_types[t]));
+                ck_assert(be->streams(ctx) == (way == 2));
+                CHECK_OK(be->set_resp(ctx, resp));
+                CHECK_OK(be->m_step(ctx, 1e-4, &r0));
+                CHECK_OK(be->e_step(ctx, &ll));
+                CHECK_OK(be->m_step(ctx, 1e-4, &r1));
+                CHECK_OK(be->get_params(ctx, &a));
+                CHECK_OK(be->m_step(ctx, 1e-4, &r2));
+                CHECK_OK(be->get_params(ctx, &b));
+                const size_t cn = gmm_cov_size(all_types[t], K, d);
+                double err = tu_rel_error(a.weights, b.weights, K);
+                double e2 = tu_rel_error(a.means, b.means, (size_t)K * d);
+                double e3 = tu_rel_error(a.covariances, b.covariances, cn);
+                if (e2 > err) err = e2;
+                if (e3 > err) err = e3;
+                printf("%s, %s %s: means from the E-step %d, after a pass of its own: %.2e\n",
+                       ways[way], gmm_cov_type_name(all_types[t]),
+                       gmm_precision_name(precs[p]), (int)r1.means_from_estep, err);
+                ck_assert_msg(!r0.means_from_estep && !r2.means_from_estep,
+                              "an M-step after set_resp or a first M-step took E-step sums");
+                ck_assert_msg(r1.means_from_estep == (way > 0), "%s, %s %s: means from the E-step %d",
+                              ways[way], gmm_cov_type_name(all_types[t]),
+                              gmm_precision_name(precs[p]), (int)r1.means_from_estep);
+                ck_assert_msg(err <= 1e-13, "%s, %s %s: the parameters differ by %.3e",
+                              ways[way], gmm_cov_type_name(all_types[t]), gmm_precision_name(precs[p]), err);
+                gmm_model_free(&a);
+                gmm_model_free(&b);
+                be->destroy(ctx);
+            }
+    free(resp);
+    free(X);
+}
+END_TEST
+
 /* The first 4000 MNIST training images as a U8 view (784 values a row: the blocked E-step,
  * compaction, the lanes), K = 10, 8 iterations: GPU (in memory and streamed) vs CPU. */
 START_TEST(test_mnist_u8)
@@ -249,6 +319,7 @@ static Suite *gpu_scale_suite(void)
     tcase_add_test(tc, test_u8_view_vs_cpu);
     tcase_add_test(tc, test_u8_view_vs_f64_view);
     tcase_add_test(tc, test_streaming_matches_in_memory);
+    tcase_add_test(tc, test_estep_sums_means);
     tcase_add_test(tc, test_mnist_u8);
     suite_add_tcase(s, tc);
     return s;

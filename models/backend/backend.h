@@ -60,6 +60,10 @@ typedef struct {
     /* a variational fit: scikit-learn's lower bound after this M-step, from the entropy of the
      * responsibilities it used (the last E-step's) and the new posterior */
     double lower_bound;
+    /* set true when this M-step took the means' sums from the E-step before it instead of a pass
+     * of its own over the data (the GPU's, when the data is read chunk by chunk: streamed from
+     * host memory or converted); left alone otherwise */
+    bool means_from_estep;
 } gmm_mstep_report;
 
 typedef struct gmm_backend {

@@ -8,7 +8,8 @@
  *           float64. diag/spherical: the same fused kernel on X directly. Under fp32/TF32
  *           e_step_f64 (a fit's final scores) runs the same steps in float64 with float64
  *           factors made for the call, on the data converted chunk by chunk.
- *   M-step  resp = exp(log_resp); N_k (column sums); means = R^T X / N_k (GEMM); full: per
+ *   M-step  resp = exp(log_resp); N_k (column sums); means = R^T X / N_k (GEMM; over data read
+ *           in chunks the E-step forms resp and R^T X chunk by chunk on its pass); full: per
  *           component A_k^T A_k of sqrt(r_k)-scaled centred rows (lower block triangle of
  *           GEMMs, the K products concurrent on cuBLAS lanes), chunk by chunk into a float64
  *           accumulator; tied: X^T X - sum_k N_k mu_k mu_k^T as scikit-learn (float64) or the
@@ -74,6 +75,7 @@ static void free_component_buffers(gmm_backend_ctx *c)
         *host[i] = NULL;
     }
     c->resp_state = 0;
+    c->estep_sums = false;
     c->have_params = false;
 }
 
@@ -367,6 +369,7 @@ static gmm_status cuda_set_resp(gmm_backend_ctx *c, const double *resp)
     GMM_CUDA_CHECK(cudaMemcpy(c->d_resp, resp, sizeof(double) * c->n_samples * c->n_components,
                               cudaMemcpyHostToDevice));
     c->resp_state = 1;
+    c->estep_sums = false;
 fail:
     return status;
 }

@@ -73,6 +73,8 @@ struct gmm_backend_ctx {
     double *d_resp;          /* N x K */
     double *d_lpn;           /* N: log p(x_i) */
     int resp_state;          /* 0: none, 1: d_resp valid (set_resp), 2: d_log_resp valid */
+    bool estep_sums;         /* the last E-step also left d_resp and the means' sums (d_stats
+                                + K) of its responsibilities (cuda_estep_sums_means) */
     bool have_params;
 
     double *d_weights, *d_means, *d_cov, *d_prec; /* current parameters */
@@ -187,6 +189,17 @@ gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *lo
 gmm_status cuda_get_log_resp_rows(gmm_backend_ctx *c, int64_t r0, int64_t n, double *log_resp);
 /* cuda_mstep.cu */
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);
+/* Whether the E-step sums the next M-step's means chunk by chunk (cuda_estep_chunk_sums): the
+ * M-step's sums are split (over chunks: data streamed from host memory or converted chunk by
+ * chunk, as 8.1 million image bytes are; or over ranks) and the E-step's chunks are the
+ * M-step's. The M-step then makes one pass over the data fewer (a copy from host memory or a
+ * conversion of every chunk); one rank with the data resident in the compute type is left as
+ * it was (one chunk, divided at once). */
+bool cuda_estep_sums_means(const gmm_backend_ctx *c);
+/* For rows [r0, r0 + rows) of an E-step (X: the chunk in the compute type): d_resp =
+ * exp(d_log_resp) and the means' sums sum_i r_ik x_i into d_stats + K, as the M-step's pass
+ * would form them (the first chunk sets them, the next add to them). */
+gmm_status cuda_estep_chunk_sums(gmm_backend_ctx *c, const void *X, int64_t r0, int64_t rows);
 /* cuda_factorise.cu: the precision factors into d_prec from the covariances in d_cov (d_acc:
  * scratch); GMM_ERR_CHOLESKY names a covariance that is not positive definite. */
 gmm_status cuda_factorise(gmm_backend_ctx *c, double reg_covar);

@@ -244,9 +244,15 @@ fail:
     return status;
 }
 
+/* When the M-step's sums go chunk by chunk (cuda_estep_sums_means: streamed or converted
+ * data), each chunk also gets the next M-step's first sums while it is on the device in the
+ * compute type: its responsibilities and the means' sums, the same operations on the same
+ * chunks as the M-step's own pass, which it then skips. */
 gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
 {
     gmm_status status = estep_checks(c);
+    const bool sums = cuda_estep_sums_means(c);
+    c->estep_sums = false;
     if (status != GMM_OK) return status;
     {
         cuda_chunk_loop L;
@@ -259,11 +265,14 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
                                : estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows,
                                                      (const double *)c->d_ucat, c->d_b,
                                                      (double *)c->d_work);
+            if (status == GMM_OK && sums)
+                status = cuda_estep_chunk_sums(c, L.X, L.r0, L.rows);
             if (status != GMM_OK) goto fail;
         }
         if (status != GMM_OK) goto fail;
     }
     status = estep_finish(c, mean_log_likelihood);
+    c->estep_sums = status == GMM_OK && sums;
 fail:
     return status;
 }
@@ -279,6 +288,7 @@ gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood)
 {
     if (!c->single) return cuda_e_step(c, mean_log_likelihood);
     gmm_status status = estep_checks(c);
+    c->estep_sums = false; /* the responsibilities change: the float32 E-step's sums go */
     if (status != GMM_OK) return status;
     const size_t K = c->n_components, d = c->dim;
     double *d_ucat = NULL, *d_b = NULL, *d_y = NULL, *Y = (double *)c->d_work;

@@ -1,6 +1,9 @@
 /* The CUDA backend's M-step (see backend_cuda.cu), composed from the kernel layer's operations:
  *   N_k and the weights        mixture_weights_cuda                     (kernels/mixture_weights.h)
- *   means R^T X / N_k          cuBLAS DGEMM, or wsum_cuda for float32 data
+ *   means R^T X / N_k          cuBLAS DGEMM, or wsum_cuda for float32 data; when the data is
+ *                              read chunk by chunk (streamed, or bytes converted a chunk at a
+ *                              time) the E-step has already summed them on its own pass
+ *                              (cuda_estep_chunk_sums), so the M-step reads the data once
  *   full (tied float32)        per row chunk: compact_rows_cuda (flags, scan, packed gather of the
  *                              sqrt(r)-scaled centred rows; kernels/compact.h) or, without
  *                              compaction, scaled_centre_cuda; then the K products A_k^T A_k on
@@ -150,6 +153,57 @@ static __global__ void cov_finish_kernel(const TA *__restrict__ acc, int n_mats,
     }
 }
 
+/* One chunk's plain weighted column sums sum_{i in chunk} R[i,k] f(X[i,j]) (f as
+ * weighted_sums below; X: rows [r0, r0 + rows) in `want`) into out for the first chunk (r0 = 0),
+ * else added to out in chunk order. */
+static gmm_status chunk_sums(gmm_backend_ctx *c, const void *X, gmm_elem want, int64_t r0,
+                             int64_t rows, bool centred, double *out)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim;
+    status = wsum_cuda(X, want, (size_t)rows, d, c->d_resp + r0 * K, K,
+                       centred ? c->d_means : NULL, c->d_ones, 0.0, c->d_partial, c->partial_n,
+                       r0 == 0 ? out : c->d_chunk_sums, NULL);
+    if (status != GMM_OK) goto fail;
+    if (r0 > 0) {
+        add_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_chunk_sums, (int64_t)K * d, out);
+        GMM_LAUNCH_CHECK("add_kernel");
+    }
+fail:
+    return status;
+}
+
+/* The means' sums sum_{i in chunk} r_ik x_i of rows [r0, r0 + rows) (X in the compute type)
+ * into sum_x (r0 = 0) or added to it: a DGEMM R^T X with beta 1 after the first chunk
+ * (float64), chunk_sums (float32). */
+static gmm_status means_chunk(gmm_backend_ctx *c, const void *X, int64_t r0, int64_t rows,
+                              double *sum_x)
+{
+    const int K = c->n_components, d = c->dim;
+    if (c->single) return chunk_sums(c, X, GMM_ELEM_F32, r0, rows, false, sum_x);
+    return gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)rows, 1.0, c->d_resp + r0 * K, K,
+                         (const double *)X, d, r0 > 0 ? 1.0 : 0.0, sum_x, d);
+}
+
+bool cuda_estep_sums_means(const gmm_backend_ctx *c)
+{
+    const gmm_elem want = compute_elem(c);
+    return split_sums(c) &&
+           cuda_chunk_step(c, want, c->estep_step) == cuda_chunk_step(c, want, c->n_samples);
+}
+
+gmm_status cuda_estep_chunk_sums(gmm_backend_ctx *c, const void *X, int64_t r0, int64_t rows)
+{
+    gmm_status status = GMM_OK;
+    const int64_t n = rows * c->n_components;
+    exp_kernel<<<grid_for(n, 256), 256>>>(c->d_log_resp + r0 * c->n_components,
+                                          c->d_resp + r0 * c->n_components, n);
+    GMM_LAUNCH_CHECK("exp_kernel");
+    status = means_chunk(c, X, r0, rows, c->d_stats + c->n_components);
+fail:
+    return status;
+}
+
 /* The weighted column sums over all rows: out[k, j] = sum_i R[i,k] f(X[i,j]) / N_k (+ reg):
  * f(x) = x (centred false) or (x - mu[k, j])^2 (centred true), every rank's rows. Split over
  * chunks or ranks, the chunks' plain sums are added up; finish false leaves those (this rank's)
@@ -168,16 +222,9 @@ static gmm_status weighted_sums(gmm_backend_ctx *c, bool centred, double reg, do
         if (whole) /* one chunk, one rank: divided and regularised at once */
             status = wsum_cuda(L.X, want, (size_t)N, d, c->d_resp, K, centred ? c->d_means : NULL,
                                c->d_nk, reg, c->d_partial, c->partial_n, out, NULL);
-        else /* this chunk's plain sums, added up below */
-            status = wsum_cuda(L.X, want, (size_t)L.rows, d, c->d_resp + L.r0 * K, K,
-                               centred ? c->d_means : NULL, c->d_ones, 0.0, c->d_partial,
-                               c->partial_n, L.r0 == 0 ? out : c->d_chunk_sums, NULL);
+        else
+            status = chunk_sums(c, L.X, want, L.r0, L.rows, centred, out);
         if (status != GMM_OK) goto fail;
-        if (!whole && L.r0 > 0) {
-            add_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_chunk_sums, (int64_t)K * d,
-                                                                out);
-            GMM_LAUNCH_CHECK("add_kernel");
-        }
     }
     if (status != GMM_OK) goto fail;
     if (!whole && finish) {
@@ -273,15 +320,13 @@ static gmm_status weights_and_means(gmm_backend_ctx *c)
         if ((status = reduce_cols_cuda(c->d_resp, (size_t)N, K, c->d_stats, NULL)) != GMM_OK)
             goto fail;
     }
-    if (!c->single) {
+    if (c->estep_sums) {
+        /* the E-step summed them chunk by chunk as it went: one pass over the data fewer */
+    } else if (!c->single) {
         cuda_chunk_loop L;
         if ((status = cuda_chunks_begin(c, GMM_ELEM_F64, N, &L)) != GMM_OK) goto fail;
-        while (cuda_chunks_next(&L, &status)) {
-            const double *X = (const double *)L.X, *R = c->d_resp + L.r0 * K;
-            if ((status = gmm_gpu_dgemm(c->gpu, true, false, K, d, (int)L.rows, 1.0, R, K, X, d,
-                                        L.r0 > 0 ? 1.0 : 0.0, sum_x, d)) != GMM_OK)
-                goto fail;
-        }
+        while (cuda_chunks_next(&L, &status))
+            if ((status = means_chunk(c, L.X, L.r0, L.rows, sum_x)) != GMM_OK) goto fail;
         if (status != GMM_OK) goto fail;
         if (!split) {
             divide_rows_kernel<<<grid_for((int64_t)K * d, 256), 256>>>(c->d_means, K, d, c->d_nk);
@@ -351,11 +396,14 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         GMM_CUDA_CHECK(cudaEventCreate(&timer.ev[i]));
     if ((status = phase_mark(&timer, 0)) != GMM_OK) goto fail;
 
-    if (c->resp_state == 2) {
+    if (c->resp_state == 2 && !c->estep_sums) {
         exp_kernel<<<grid_for(N * K, 256), 256>>>(c->d_log_resp, c->d_resp, N * K);
         GMM_LAUNCH_CHECK("exp_kernel");
     }
-    if ((status = weights_and_means(c)) != GMM_OK) goto fail;
+    if (report && c->estep_sums) report->means_from_estep = true;
+    status = weights_and_means(c);
+    c->estep_sums = false; /* used (a second M-step on the same responsibilities sums again) */
+    if (status != GMM_OK) goto fail;
     if ((status = phase_mark(&timer, 1)) != GMM_OK) goto fail;
 
     switch (c->type) {
