@@ -10,6 +10,9 @@
  *                                   version 0 with --no-cpu).
  *   estep_kgemm                     Y = X [U_1 .. U_K] as K DGEMMs against one DGEMM; the first
  *                                   and last 32 rows of both checked against host dot products.
+ *   estep_fused                     the squared distances ||x U_k - b_k||^2 by one DMMA kernel
+ *                                   against the backend's blocked DGEMMs and row kernel; the
+ *                                   first and last 16 rows of both checked against the host.
  * Each timed version's output is poisoned first (NaN), so that neither passes on the other's. */
 #include <math.h>
 #include <stdio.h>
@@ -235,5 +238,132 @@ done:
     bench_gpu_free(d_Y);
     free(X);
     free(U);
+    return rc;
+}
+
+/* ---- estep_fused: the E-step's distances ------------------------------------------------- */
+
+typedef struct {
+    const double *d_X, *d_U, *d_b;
+    double *d_dist;
+    void *d_work;
+    size_t work, n;
+    int d, K, version;
+} ed_ctx;
+
+static gmm_status ed_run(void *p)
+{
+    ed_ctx *c = p;
+    return estep_distances_version(c->version, c->d_X, c->n, c->d, c->K, c->d_U, c->d_b,
+                                   c->d_dist, c->d_work, c->work, bench_gpu_resources());
+}
+
+/* The relative error of the first and the last `rows` rows of d_dist against the host's
+ * sum_l (sum_{j <= l} x_j U_k[j, l] - b_k[l])^2. */
+static gmm_status check_distances(const double *X, const double *U, const double *b, size_t n,
+                                  int d, int K, size_t rows, const double *d_dist, double *err)
+{
+    gmm_status st = GMM_OK;
+    double *got = malloc(sizeof(double) * rows * K), *want = malloc(sizeof(double) * rows * K);
+    *err = 0;
+    if (!got || !want) {
+        st = gmm_error(GMM_ERR_NOMEM, "out of host memory");
+        goto out;
+    }
+    for (int end = 0; end < 2; end++) {
+        const size_t r0 = end ? n - rows : 0;
+        if ((st = bench_gpu_download(got, d_dist + r0 * K, sizeof(double) * rows * K)) != GMM_OK)
+            goto out;
+        for (size_t i = 0; i < rows; i++)
+            for (int k = 0; k < K; k++) {
+                const double *x = X + (r0 + i) * d, *u = U + (size_t)k * d * d;
+                double s = 0;
+                for (int l = 0; l < d; l++) {
+                    double y = 0;
+                    for (int j = 0; j <= l; j++) y += x[j] * u[(size_t)j * d + l];
+                    s += (y - b[(size_t)k * d + l]) * (y - b[(size_t)k * d + l]);
+                }
+                want[i * K + k] = s;
+            }
+        double e = bench_rel_error(got, want, rows * K);
+        if (!(e <= *err)) *err = e;
+    }
+out:
+    free(got);
+    free(want);
+    return st;
+}
+
+int bench_estep_fused(const bench_config *config, bench_row *row)
+{
+    int rc = 0;
+    const int d = 784, K = 10;
+    const size_t n = bench_scaled(config, 60000, 128), rows = 16;
+    double *X = NULL, *U = NULL, *b = NULL, *d_X = NULL, *d_U = NULL, *d_b = NULL;
+    double *d_dist = NULL, err = 0;
+    void *d_work = NULL;
+    size_t work = estep_distances_work_bytes(0, n, d, K);
+    if (estep_distances_work_bytes(1, n, d, K) > work) work = estep_distances_work_bytes(1, n, d, K);
+    ed_ctx experiment = {0}, production;
+    snprintf(row->size, sizeof row->size, "%zux%d, K = %d triangular fp64", n, d, K);
+    row->work = (double)n * d * (double)d * K; /* the triangles' flops */
+    row->bytes_bound = 0;
+    row->ceiling = config->fp64_gemm_tflops * 1e3;
+    if (!bench_have_gpu()) {
+        bench_note(row, "a GPU experiment (%s): no GPU", estep_distances_version_name(1));
+        return -1;
+    }
+    X = malloc(sizeof(double) * n * d);
+    U = calloc((size_t)K * d * d, sizeof(double));
+    b = malloc(sizeof(double) * (size_t)K * d);
+    BENCH_CHECK_ALLOC(X && U && b);
+    bench_fill(X, n * d, 0.0, 1.0, 31);
+    bench_fill(b, (size_t)K * d, -1.0, 1.0, 32);
+    {
+        double *r = malloc(sizeof(double) * d);
+        BENCH_CHECK_ALLOC(r);
+        for (int k = 0; k < K; k++)
+            for (int j = 0; j < d; j++) {
+                bench_fill(r, (size_t)(d - j), -0.05, 0.05, 33 + (uint64_t)k * d + j);
+                for (int l = j; l < d; l++) U[(size_t)k * d * d + (size_t)j * d + l] = r[l - j];
+                U[(size_t)k * d * d + (size_t)j * d + j] += 3.0;
+            }
+        free(r);
+    }
+    BENCH_CHECK(bench_gpu_alloc((void **)&d_X, sizeof(double) * n * d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&d_U, sizeof(double) * (size_t)K * d * d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&d_b, sizeof(double) * (size_t)K * d));
+    BENCH_CHECK(bench_gpu_alloc((void **)&d_dist, sizeof(double) * n * K));
+    BENCH_CHECK(bench_gpu_alloc(&d_work, work));
+    BENCH_CHECK(bench_gpu_upload(d_X, X, sizeof(double) * n * d));
+    BENCH_CHECK(bench_gpu_upload(d_U, U, sizeof(double) * (size_t)K * d * d));
+    BENCH_CHECK(bench_gpu_upload(d_b, b, sizeof(double) * (size_t)K * d));
+    experiment = (ed_ctx){d_X, d_U, d_b, d_dist, d_work, work, n, d, K, 1};
+    production = experiment;
+    production.version = 0;
+    BENCH_CHECK(poison_device(d_dist, n * K));
+    row->lib_ms = bench_time_device(config, ed_run, NULL, &production);
+    BENCH_CHECK(check_distances(X, U, b, n, d, K, rows, d_dist, &err));
+    rc |= bench_judge(row, estep_distances_version_name(0), err, 1e-12);
+    BENCH_CHECK(poison_device(d_dist, n * K));
+    row->cuda_ms = bench_time_device(config, ed_run, NULL, &experiment);
+    if (row->cuda_ms < 0) {
+        bench_note(row, "%s: %s", estep_distances_version_name(1), gmm_error_message(GMM_ERR_UNSUPPORTED));
+    } else {
+        BENCH_CHECK(check_distances(X, U, b, n, d, K, rows, d_dist, &err));
+        rc |= bench_judge(row, estep_distances_version_name(1), err, 1e-12);
+        bench_note(row, "experiment v1 %s; lib = v0 %s (the backend's way)",
+                   estep_distances_version_name(1), estep_distances_version_name(0));
+    }
+    if (row->lib_ms < 0) rc = 1;
+done:
+    bench_gpu_free(d_X);
+    bench_gpu_free(d_U);
+    bench_gpu_free(d_b);
+    bench_gpu_free(d_dist);
+    bench_gpu_free(d_work);
+    free(X);
+    free(U);
+    free(b);
     return rc;
 }

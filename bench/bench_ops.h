@@ -45,6 +45,7 @@ int bench_cov_gemm(const bench_config *config, bench_row *row);
 int bench_cov_syrk(const bench_config *config, bench_row *row);
 int bench_cov_tiled(const bench_config *config, bench_row *row);
 int bench_estep_kgemm(const bench_config *config, bench_row *row);
+int bench_estep_fused(const bench_config *config, bench_row *row); /* E-step distances, fused DMMA */
 
 /* bench/bench_em.c: `gmm-bench em ...`, the whole EM iteration; takes the command line after "em"
  * (argv[0] = "em") and returns the process exit code. */

@@ -3,8 +3,9 @@
  * the percentage of the ceilings measured in the same run, and the targets of benchmarks.md.
  * Where the hand-written kernel lost to the library and left it, the CUDA column times its
  * version 1 in bench/experiments/ (marked "kernel: experiment v1" in `gmm-bench list`). The
- * factor_*, cov_* and estep_kgemm rows time the CUDA backend's former tuning modes (experiment
- * vN, CUDA column) against the production path (version 0, lib column). */
+ * factor_*, cov_* and estep_kgemm rows time the CUDA backend's former tuning modes, and
+ * estep_fused a fused E-step kernel (experiment vN, CUDA column), against the production path
+ * (version 0, lib column). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@ static const bench_entry BENCHES[] = {
     {"conv2d", bench_conv2d, "2-D convolution 10000x10000, 3x3, int32"},
     {"estep_rows", bench_estep_rows, "E-step rows: 60000 x (10 x 784) product to log-responsibilities, fp64"},
     {"estep_kgemm", bench_estep_kgemm, "E-step product 60000x784 * 784x7840 as 10 DGEMMs vs one (experiment v1)"},
+    {"estep_fused", bench_estep_fused, "E-step distances 60000x784, K = 10: one DMMA kernel vs blocked DGEMMs + rows (experiment v1)"},
 };
 #define N_BENCHES (sizeof BENCHES / sizeof BENCHES[0])
 

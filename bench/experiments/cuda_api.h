@@ -16,7 +16,7 @@
     X(cholesky_cuda_v1) X(cholesky_version) X(trsm_cuda_v1) X(trsm_version) X(knn_cuda_v1)        \
     X(knn_version) X(matvec_f64_cuda_v1) X(matvec_f64_version) X(factorisation_plan_create)       \
     X(factorisation_plan_free) X(factorisation_version) X(cov_product_tiled_cuda)                 \
-    X(cov_product_version) X(estep_product_version)
+    X(cov_product_version) X(estep_product_version) X(estep_distances_version)
 
 typedef struct gmm_experiments_cuda_api {
     size_t size; /* sizeof(gmm_experiments_cuda_api): a table of another build does not match */

@@ -54,7 +54,8 @@ gmm_status matvec_f64_version(int version, const double *d_A, size_t n_rows, siz
     FORWARD(matvec_f64_version, version, d_A, n_rows, n_cols, d_x, d_y, gpu);
 }
 
-/* the CUDA backend's former tuning modes (factorisation.cu, cov_product.cu, estep_product.cu) */
+/* the CUDA backend's former tuning modes (factorisation.cu, cov_product.cu, estep_product.cu)
+ * and the fused E-step distances (estep_distances.cu) */
 gmm_status factorisation_plan_create(factorisation_plan **out, const double *d_cov,
                                      double *d_prec, int dim, int n_mats, gmm_gpu *gpu)
 {
@@ -89,4 +90,12 @@ gmm_status estep_product_version(int version, const double *d_X, size_t n_rows, 
                                  int n_components, const double *d_U, double *d_Y, gmm_gpu *gpu)
 {
     FORWARD(estep_product_version, version, d_X, n_rows, dim, n_components, d_U, d_Y, gpu);
+}
+
+gmm_status estep_distances_version(int version, const double *d_X, size_t n_rows, int dim,
+                                   int n_components, const double *d_U, const double *d_b,
+                                   double *d_dist, void *d_work, size_t work_bytes, gmm_gpu *gpu)
+{
+    FORWARD(estep_distances_version, version, d_X, n_rows, dim, n_components, d_U, d_b, d_dist,
+            d_work, work_bytes, gpu);
 }

@@ -167,6 +167,32 @@ static inline const char *estep_product_version_name(int version)
     return version == 0 ? "estep_one_gemm" : version == 1 ? "estep_kgemm" : "?";
 }
 
+/* ---- the E-step's distances, bench/experiments/estep_distances.cu ------------------------ */
+
+/* Version v: d_dist[i, k] = ||x_i U_k - b_k||^2 (n_rows x n_components) from d_X (n_rows x dim),
+ * d_U (n_components upper triangular dim x dim) and d_b (n_components x dim), float64,
+ * row-major, on gpu's stream, with d_work of at least estep_distances_work_bytes.
+ * 0: the CUDA backend's column-blocked DGEMMs into the product, then a row kernel;
+ * 1: one DMMA kernel with the squares in its epilogue (compute capability 9.0 and an even dim,
+ *    else GMM_ERR_UNSUPPORTED). */
+#define ESTEP_DISTANCES_N_VERSIONS 2
+#define ESTEP_DISTANCES_TILE_COLS 112
+static inline size_t estep_distances_work_bytes(int version, size_t n_rows, int dim,
+                                                int n_components)
+{
+    const size_t K = (size_t)n_components, d = (size_t)dim;
+    if (version == 0) return sizeof(double) * (K * d * d + n_rows * K * d);
+    return sizeof(double) * n_rows * K *
+           ((d + ESTEP_DISTANCES_TILE_COLS - 1) / ESTEP_DISTANCES_TILE_COLS);
+}
+gmm_status estep_distances_version(int version, const double *d_X, size_t n_rows, int dim,
+                                   int n_components, const double *d_U, const double *d_b,
+                                   double *d_dist, void *d_work, size_t work_bytes, gmm_gpu *gpu);
+static inline const char *estep_distances_version_name(int version)
+{
+    return version == 0 ? "estep_blocked_gemms" : version == 1 ? "estep_fused_dmma" : "?";
+}
+
 #ifdef __cplusplus
 }
 #endif
