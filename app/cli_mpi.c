@@ -1,11 +1,15 @@
-/* The programs' MPI over Open MPI (see cli_mpi.h). Sums are MPI_Reduce to rank 0 and MPI_Bcast
- * back, so that every rank holds the same bits (an all-reduce need not promise that). */
+/* The programs' MPI over Open MPI (see cli_mpi.h). Sums are a reduce to rank 0 and a broadcast
+ * back, so that every rank holds the same bits (an all-reduce need not promise that). Every
+ * collective is started non-blocking and waited for with a limit (GMM_MPI_WAIT_S): a rank that
+ * stops alive (SIGSTOP, a hang) is noticed by no launcher, and its peers would otherwise wait
+ * for it without end. */
 #include "app/cli_mpi.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app/cli.h"
 #include "kernels/gpu_info.h"
@@ -32,20 +36,52 @@ static gmm_status mpi_status(int rc, const char *what)
     return gmm_error(GMM_ERR_IO, "%s failed: %s", what, text);
 }
 
+/* Seconds a rank waits in one collective for the others (GMM_MPI_WAIT_S; <= 0: no limit). */
+static double wait_limit_s = GMM_MPI_WAIT_LIMIT_S;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Waits for a started collective (rc: what starting it returned): MPI_Test in a loop, at first
+ * at once, after the first millisecond with 100 us pauses; past wait_limit_s an error that says
+ * so (the request stays pending: the caller ends every rank). */
+static gmm_status wait_for(int rc, MPI_Request *req, const char *what)
+{
+    if (rc != MPI_SUCCESS) return mpi_status(rc, what);
+    const double t0 = now_s();
+    const struct timespec pause = {0, 100000};
+    for (;;) {
+        int done = 0;
+        if ((rc = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            return mpi_status(rc, what);
+        if (done) return GMM_OK;
+        const double waited = now_s() - t0;
+        if (wait_limit_s > 0 && waited > wait_limit_s)
+            return gmm_error(GMM_ERR_IO, "waited %.0f s in %s for the other ranks: one of them "
+                             "has stopped or hangs (GMM_MPI_WAIT_S sets the limit, now %g s)",
+                             waited, what, wait_limit_s);
+        if (waited > 1e-3) nanosleep(&pause, NULL);
+    }
+}
+
 static gmm_status reduce(gmm_comm *comm, double *buf, size_t n, MPI_Op op)
 {
-    (void)comm;
     double *tmp = malloc(sizeof(double) * (n < SLICE ? n : SLICE));
     if (!tmp) return gmm_error(GMM_ERR_NOMEM, "out of memory for a sum over ranks");
     gmm_status status = GMM_OK;
     for (size_t at = 0; at < n && status == GMM_OK; at += SLICE) {
         int m = (int)(n - at < SLICE ? n - at : SLICE);
-        status = mpi_status(MPI_Reduce(buf + at, tmp, m, MPI_DOUBLE, op, 0, MPI_COMM_WORLD),
-                            "MPI_Reduce");
+        MPI_Request req;
+        status = wait_for(MPI_Ireduce(buf + at, tmp, m, MPI_DOUBLE, op, 0, MPI_COMM_WORLD, &req),
+                          &req, "MPI_Reduce");
         if (status == GMM_OK && comm->rank == 0) memcpy(buf + at, tmp, sizeof(double) * m);
         if (status == GMM_OK)
-            status = mpi_status(MPI_Bcast(buf + at, m, MPI_DOUBLE, 0, MPI_COMM_WORLD),
-                                "MPI_Bcast");
+            status = wait_for(MPI_Ibcast(buf + at, m, MPI_DOUBLE, 0, MPI_COMM_WORLD, &req), &req,
+                              "MPI_Bcast");
     }
     free(tmp);
     return status;
@@ -80,6 +116,8 @@ int cli_mpi_start(int *argc, char ***argv, cli_mpi *m)
     MPI_Comm_size(MPI_COMM_WORLD, &m->size);
     /* errors come back as codes, so that a failed call names itself */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const char *wait = getenv("GMM_MPI_WAIT_S");
+    if (wait && *wait) wait_limit_s = atof(wait);
     m->comm = (gmm_comm){.rank = m->rank, .size = m->size, .sum = mpi_sum, .max = mpi_max,
                          .abort = mpi_abort};
     return 0;
@@ -109,9 +147,10 @@ static gmm_status gather(cli_mpi *m, const void *mine, int64_t n, void *all, MPI
         displs = malloc(sizeof(int) * m->size);
         if (!counts || !displs) status = gmm_error(GMM_ERR_NOMEM, "out of memory");
     }
+    MPI_Request req;
     if (status == GMM_OK)
-        status = mpi_status(MPI_Gather(&mine_n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD),
-                            "MPI_Gather");
+        status = wait_for(MPI_Igather(&mine_n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD,
+                                      &req), &req, "MPI_Gather");
     if (status == GMM_OK && m->rank == 0) {
         int64_t at = 0;
         for (int r = 0; r < m->size; r++) {
@@ -121,8 +160,8 @@ static gmm_status gather(cli_mpi *m, const void *mine, int64_t n, void *all, MPI
         if (at > 0x7fffffff) status = gmm_error(GMM_ERR_ARG, "more than 2^31 values to gather");
     }
     if (status == GMM_OK)
-        status = mpi_status(MPI_Gatherv(mine, mine_n, t, all, counts, displs, t, 0,
-                                        MPI_COMM_WORLD), "MPI_Gatherv");
+        status = wait_for(MPI_Igatherv(mine, mine_n, t, all, counts, displs, t, 0,
+                                       MPI_COMM_WORLD, &req), &req, "MPI_Gatherv");
     free(counts);
     free(displs);
     return status;
@@ -160,8 +199,9 @@ gmm_status cli_mpi_gpu(cli_mpi *m, int nccl, gmm_gpu **gpu)
     if (status != GMM_OK || m->size <= 1 || !nccl) return status;
     unsigned char id[GMM_NCCL_ID_BYTES] = {0};
     if (m->rank == 0 && (status = gmm_nccl_unique_id(id)) != GMM_OK) return status;
-    if ((status = mpi_status(MPI_Bcast(id, GMM_NCCL_ID_BYTES, MPI_UNSIGNED_CHAR, 0,
-                                       MPI_COMM_WORLD), "MPI_Bcast")) != GMM_OK)
+    MPI_Request req;
+    if ((status = wait_for(MPI_Ibcast(id, GMM_NCCL_ID_BYTES, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD,
+                                      &req), &req, "MPI_Bcast")) != GMM_OK)
         return status;
     if ((status = gmm_nccl_create(&m->nccl, id, m->rank, m->size)) != GMM_OK) return status;
     /* how long a device sum waits for the other ranks (a dead rank's peers end with a message) */

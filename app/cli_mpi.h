@@ -13,6 +13,10 @@
 #include "models/dist/comm.h"
 #include "models/dist/comm_nccl.h"
 
+/* Seconds a rank waits in one collective (a sum, a gather) for the others before it ends every
+ * rank with a message, unless GMM_MPI_WAIT_S says otherwise (<= 0: no limit). */
+#define GMM_MPI_WAIT_LIMIT_S 300.0
+
 typedef struct {
     int rank, size;   /* 0 and 1 when not under a launcher */
     int started;      /* MPI_Init was called */

@@ -2,11 +2,13 @@
  * (1001 images: neither divides) give the lower bound, means and covariances of one process to
  * 1e-10, the same training summary and the same predictions, and gmm-predict on 3 ranks writes
  * the one-process CSV, with --proba too (the same bytes); a rank whose share of a gzip file
- * is cut ends every rank with its message, a truncated raw file is refused by every rank, and a
- * rank killed (SIGKILL) mid-fit ends every rank with mpirun's message; never a hang (each run
- * under `timeout`). Skips, saying so, in a build without MPI (MPI=0, SANITIZE=1) or without
+ * is cut ends every rank with its message, a truncated raw file is refused by every rank, a
+ * rank killed (SIGKILL) mid-fit ends every rank with mpirun's message, and a rank stopped
+ * (SIGSTOP) mid-fit ends every rank once the others have waited GMM_MPI_WAIT_S in a sum; never a
+ * hang (each run under `timeout`). Skips, saying so, in a build without MPI (MPI=0, SANITIZE=1) or without
  * mpirun. The same over TCP between network namespaces: test_mpi_netns.c. */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +194,7 @@ END_TEST
 
 /* A rank killed mid-fit (SIGKILL of gmm-train rank 1 once rank 0 has printed EM iterations,
  * with a fit that would run for hours: --tol 0) ends every rank within 10 s, with mpirun's
- * message naming the killed rank, and a non-zero exit (tu_kill_rank_mid_fit). */
+ * message naming the killed rank, and a non-zero exit (tu_signal_rank_mid_fit). */
 START_TEST(test_killed_rank_ends_every_rank)
 {
     if (skip()) return;
@@ -202,13 +204,38 @@ START_TEST(test_killed_rank_ends_every_rank)
     char args[600];
     snprintf(args, sizeof args, "%s -k 4 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
              "--png ''", dir);
-    double waited = tu_kill_rank_mid_fit(MPIRUN, 2, 1, args, &rc, &out);
+    double waited = tu_signal_rank_mid_fit(MPIRUN, 2, 1, SIGKILL, args, &rc, &out);
     printf("rank 1 killed mid-fit (2 ranks): every rank ended %.2f s after the kill, exit %ld\n"
            "%s", waited, rc, out);
     ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);
     ck_assert_msg(waited < 10, "the ranks ended %.1f s after the kill", waited);
     ck_assert_ptr_nonnull(strstr(out, "process rank 1 with PID"));
     ck_assert_ptr_nonnull(strstr(out, "exited on signal 9 (Killed)"));
+    ck_assert_int_ne(tu_sh(NULL, "test -e kill.bin"), 0); /* nothing written */
+    free(out);
+}
+END_TEST
+
+/* A rank stopped mid-fit (SIGSTOP: alive, so mpirun notices nothing) is waited for at most
+ * GMM_MPI_WAIT_S seconds (3 here) in a sum; then the waiting rank says so and ends every rank:
+ * within 3 + 10 s, a non-zero exit, the message, no model file. */
+START_TEST(test_stopped_rank_ends_every_rank)
+{
+    if (skip()) return;
+    const char *dir = data_dir();
+    long rc;
+    char *out = NULL;
+    char args[600];
+    snprintf(args, sizeof args, "%s -k 4 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
+             "--png ''", dir);
+    double waited = tu_signal_rank_mid_fit("GMM_MPI_WAIT_S=3 " MPIRUN, 2, 1, SIGSTOP, args, &rc,
+                                           &out);
+    printf("rank 1 stopped mid-fit (2 ranks, GMM_MPI_WAIT_S=3): every rank ended %.2f s after "
+           "the stop, exit %ld\n%s", waited, rc, out);
+    ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);
+    ck_assert_msg(waited < 13, "the ranks ended %.1f s after the stop", waited);
+    ck_assert_ptr_nonnull(strstr(out, "rank 0 of 2: waited 3 s in MPI_"));
+    ck_assert_ptr_nonnull(strstr(out, "for the other ranks: one of them has stopped or hangs"));
     ck_assert_int_ne(tu_sh(NULL, "test -e kill.bin"), 0); /* nothing written */
     free(out);
 }
@@ -258,6 +285,7 @@ static Suite *mpi_suite(void)
     tcase_add_test(tc, test_ranks_give_one_process_fit);
     tcase_add_test(tc, test_failed_rank_ends_every_rank);
     tcase_add_test(tc, test_killed_rank_ends_every_rank);
+    tcase_add_test(tc, test_stopped_rank_ends_every_rank);
     tcase_add_test(tc, test_ranks_on_gpus);
     suite_add_tcase(s, tc);
     return s;

@@ -245,7 +245,7 @@ START_TEST(test_killed_rank_across_namespaces)
     char args[600];
     snprintf(args, sizeof args, "%s -k 3 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
              "--png ''", dir);
-    double waited = tu_kill_rank_mid_fit(mpirun_cmd, MAX_RANKS, 2, args, &rc, &out);
+    double waited = tu_signal_rank_mid_fit(mpirun_cmd, MAX_RANKS, 2, SIGKILL, args, &rc, &out);
     printf("rank 2 of 4 (host 10.77.0.3) killed mid-fit: every rank ended %.2f s after the kill, "
            "exit %ld\n%s", waited, rc, out);
     ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);

@@ -312,8 +312,8 @@ static long read_number(const char *name)
     return v;
 }
 
-double tu_kill_rank_mid_fit(const char *mpirun, int np, int victim, const char *args, long *rc,
-                            char **out)
+double tu_signal_rank_mid_fit(const char *mpirun, int np, int victim, int sig, const char *args,
+                              long *rc, char **out)
 {
     /* each rank writes its pid, then becomes gmm-train */
     ck_assert_int_eq(tu_sh(NULL, "rm -f kill-rank*.pid kill.rc kill.bin && ( %s %d sh -c "
@@ -331,10 +331,11 @@ double tu_kill_rank_mid_fit(const char *mpirun, int np, int victim, const char *
         usleep(50000);
     ck_assert_msg(pid > 0 && read_number("kill.rc") < 0,
                   "the fit did not start, or ended before the kill");
-    ck_assert_int_eq(kill((pid_t)pid, SIGKILL), 0);
+    ck_assert_int_eq(kill((pid_t)pid, sig), 0);
     double t_kill = now_seconds();
     while ((*rc = read_number("kill.rc")) < 0 && now_seconds() - t_kill < 60) usleep(20000);
     double waited = now_seconds() - t_kill;
+    if (sig != SIGKILL) kill((pid_t)pid, SIGKILL); /* gone already when the job ended */
     tu_sh(out, "grep -v '^iter' kill.log");
     return waited;
 }

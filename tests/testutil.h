@@ -43,13 +43,14 @@ int tu_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3))
  * an "error: " line, needle in the output, and no sanitizer report. */
 /* A rank killed mid-fit: runs `MPIRUN NP gmm-train ARGS -v -o kill.bin` in the background in
  * the temporary directory (mpirun is the command prefix up to -np, e.g. "timeout 300 mpirun
- * --oversubscribe -np"; args a fit that would run for hours), sends SIGKILL to rank `victim`'s
- * process once rank 0 has printed 10 EM iterations, and waits (at most 60 s) for mpirun to end.
- * Returns the seconds from the kill to the end; *rc the job's exit code (-1: it did not end),
- * *out its output without the iteration lines (malloc'd). Fails the test when the fit did not
- * start or ended before the kill. */
-double tu_kill_rank_mid_fit(const char *mpirun, int np, int victim, const char *args, long *rc,
-                            char **out);
+ * --oversubscribe -np"; args a fit that would run for hours), sends signal `sig` (SIGKILL: a rank
+ * that dies; SIGSTOP: one that hangs alive) to rank `victim`'s process once rank 0 has printed
+ * 10 EM iterations, and waits (at most 60 s) for mpirun to end; a stopped rank still there then
+ * gets SIGKILL. Returns the seconds from the signal to the end; *rc the job's exit code (-1: it
+ * did not end), *out its output without the iteration lines (malloc'd). Fails the test when the
+ * fit did not start or ended before the signal. */
+double tu_signal_rank_mid_fit(const char *mpirun, int np, int victim, int sig, const char *args,
+                              long *rc, char **out);
 
 /* This process's address space now (VmSize of /proc/self/status, bytes), or -1 when unknown:
  * the base of a child's address-space limit in the limit tests. */
