@@ -192,51 +192,50 @@ START_TEST(test_failed_rank_ends_every_rank)
 }
 END_TEST
 
-/* A rank killed mid-fit (SIGKILL of gmm-train rank 1 once rank 0 has printed EM iterations,
- * with a fit that would run for hours: --tol 0) ends every rank within 10 s, with mpirun's
- * message naming the killed rank, and a non-zero exit (tu_signal_rank_mid_fit). */
+/* Signal `sig` to gmm-train rank 1 of 2 once rank 0 has printed EM iterations, in a fit that
+ * would run for hours (--tol 0), under mpirun with the environment `env` (tu_signal_rank_mid_fit):
+ * the seconds until every rank had ended, the exit code and the output; no model file. */
+static double signal_rank_mid_fit(const char *env, int sig, long *rc, char **out)
+{
+    char args[600], mpirun[300];
+    snprintf(args, sizeof args, "%s -k 4 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
+             "--png ''", data_dir());
+    snprintf(mpirun, sizeof mpirun, "%s " MPIRUN, env);
+    double waited = tu_signal_rank_mid_fit(mpirun, 2, 1, sig, args, rc, out);
+    printf("rank 1 sent %s mid-fit (2 ranks%s%s): every rank ended %.2f s later, exit %ld\n%s",
+           sig == SIGKILL ? "SIGKILL" : "SIGSTOP", *env ? ", " : "", env, waited, *rc, *out);
+    ck_assert_msg(*rc > 0 && *rc != 124, "exit %ld", *rc);
+    ck_assert_int_ne(tu_sh(NULL, "test -e kill.bin"), 0); /* nothing written */
+    return waited;
+}
+
+/* A rank killed mid-fit (SIGKILL) ends every rank within 10 s, with mpirun's message naming the
+ * killed rank, and a non-zero exit. */
 START_TEST(test_killed_rank_ends_every_rank)
 {
     if (skip()) return;
-    const char *dir = data_dir();
     long rc;
     char *out = NULL;
-    char args[600];
-    snprintf(args, sizeof args, "%s -k 4 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
-             "--png ''", dir);
-    double waited = tu_signal_rank_mid_fit(MPIRUN, 2, 1, SIGKILL, args, &rc, &out);
-    printf("rank 1 killed mid-fit (2 ranks): every rank ended %.2f s after the kill, exit %ld\n"
-           "%s", waited, rc, out);
-    ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);
+    double waited = signal_rank_mid_fit("", SIGKILL, &rc, &out);
     ck_assert_msg(waited < 10, "the ranks ended %.1f s after the kill", waited);
     ck_assert_ptr_nonnull(strstr(out, "process rank 1 with PID"));
     ck_assert_ptr_nonnull(strstr(out, "exited on signal 9 (Killed)"));
-    ck_assert_int_ne(tu_sh(NULL, "test -e kill.bin"), 0); /* nothing written */
     free(out);
 }
 END_TEST
 
 /* A rank stopped mid-fit (SIGSTOP: alive, so mpirun notices nothing) is waited for at most
  * GMM_MPI_WAIT_S seconds (3 here) in a sum; then the waiting rank says so and ends every rank:
- * within 3 + 10 s, a non-zero exit, the message, no model file. */
+ * within 3 + 10 s, a non-zero exit, the message. */
 START_TEST(test_stopped_rank_ends_every_rank)
 {
     if (skip()) return;
-    const char *dir = data_dir();
     long rc;
     char *out = NULL;
-    char args[600];
-    snprintf(args, sizeof args, "%s -k 4 --max-iter 100000000 --tol 0 --seed 3 --device cpu "
-             "--png ''", dir);
-    double waited = tu_signal_rank_mid_fit("GMM_MPI_WAIT_S=3 " MPIRUN, 2, 1, SIGSTOP, args, &rc,
-                                           &out);
-    printf("rank 1 stopped mid-fit (2 ranks, GMM_MPI_WAIT_S=3): every rank ended %.2f s after "
-           "the stop, exit %ld\n%s", waited, rc, out);
-    ck_assert_msg(rc > 0 && rc != 124, "exit %ld", rc);
+    double waited = signal_rank_mid_fit("GMM_MPI_WAIT_S=3", SIGSTOP, &rc, &out);
     ck_assert_msg(waited < 13, "the ranks ended %.1f s after the stop", waited);
     ck_assert_ptr_nonnull(strstr(out, "rank 0 of 2: waited 3 s in MPI_"));
     ck_assert_ptr_nonnull(strstr(out, "for the other ranks: one of them has stopped or hangs"));
-    ck_assert_int_ne(tu_sh(NULL, "test -e kill.bin"), 0); /* nothing written */
     free(out);
 }
 END_TEST

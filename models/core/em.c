@@ -198,15 +198,13 @@ static gmm_status labels_by_slab(const gmm_backend *be, gmm_backend_ctx *ctx, in
  * fit's precision (e_step_f64: the data the context holds, converted chunk by chunk on its own
  * device), so that they judge the model, not the precision it was fitted in. */
 static gmm_status final_scores(const gmm_backend *be, gmm_backend_ctx *ctx, const gmm_model *model,
-                               int params_in_ctx, gmm_precision precision, gmm_fit_scores *s)
+                               int params_in_ctx, gmm_fit_scores *s)
 {
     gmm_status status = GMM_OK;
     int64_t N = s->n_samples;
     int K = s->n_components;
     if (!params_in_ctx && (status = be->set_params(ctx, model)) != GMM_OK) return status;
-    status = precision != GMM_PRECISION_FP64 && be->e_step_f64
-                 ? be->e_step_f64(ctx, &s->mean_log_likelihood)
-                 : be->e_step(ctx, &s->mean_log_likelihood);
+    status = (be->e_step_f64 ? be->e_step_f64 : be->e_step)(ctx, &s->mean_log_likelihood);
     if (status != GMM_OK) return status;
     /* log responsibilities into proba, then exponentiated in place (rows on every thread: 81
      * million exp at 8.1 million images, K = 10); without proba, slabs of rows for the labels */
@@ -477,7 +475,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
     }
     if (scores) {
         t_phase = now_seconds();
-        status = final_scores(be, ctx, model, best_is_in_ctx, o->precision, scores);
+        status = final_scores(be, ctx, model, best_is_in_ctx, scores);
         scores->seconds_setup = seconds_setup;
         scores->seconds_init = seconds_init;
         scores->seconds_em = seconds_em;

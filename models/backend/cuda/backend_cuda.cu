@@ -75,7 +75,6 @@ static void free_component_buffers(gmm_backend_ctx *c)
         *host[i] = NULL;
     }
     c->resp_state = 0;
-    c->estep_sums = false;
     c->have_params = false;
 }
 
@@ -369,7 +368,6 @@ static gmm_status cuda_set_resp(gmm_backend_ctx *c, const double *resp)
     GMM_CUDA_CHECK(cudaMemcpy(c->d_resp, resp, sizeof(double) * c->n_samples * c->n_components,
                               cudaMemcpyHostToDevice));
     c->resp_state = 1;
-    c->estep_sums = false;
 fail:
     return status;
 }

@@ -72,9 +72,9 @@ struct gmm_backend_ctx {
     double *d_log_resp;      /* N x K */
     double *d_resp;          /* N x K */
     double *d_lpn;           /* N: log p(x_i) */
-    int resp_state;          /* 0: none, 1: d_resp valid (set_resp), 2: d_log_resp valid */
-    bool estep_sums;         /* the last E-step also left d_resp and the means' sums (d_stats
-                                + K) of its responsibilities (cuda_estep_sums_means) */
+    int resp_state;          /* 0: none, 1: d_resp valid (set_resp), 2: d_log_resp valid,
+                                3: d_log_resp valid and the E-step also formed d_resp and the
+                                means' sums (d_stats + K) of them (cuda_estep_sums_means) */
     bool have_params;
 
     double *d_weights, *d_means, *d_cov, *d_prec; /* current parameters */
@@ -183,7 +183,8 @@ static inline gmm_elem compute_elem(const gmm_backend_ctx *c)
 /* cuda_estep.cu */
 gmm_status cuda_prepare_estep(gmm_backend_ctx *c);
 gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
-/* The table's e_step_f64 (models/backend/backend.h): cuda_e_step on a float64 context. */
+/* The table's e_step_f64 (models/backend/backend.h): on a float64 context the E-step without
+ * the M-step's sums (the final scores: no M-step follows). */
 gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
 gmm_status cuda_get_log_resp_rows(gmm_backend_ctx *c, int64_t r0, int64_t n, double *log_resp);

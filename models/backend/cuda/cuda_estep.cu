@@ -244,15 +244,14 @@ fail:
     return status;
 }
 
-/* When the M-step's sums go chunk by chunk (cuda_estep_sums_means: streamed or converted
- * data), each chunk also gets the next M-step's first sums while it is on the device in the
- * compute type: its responsibilities and the means' sums, the same operations on the same
- * chunks as the M-step's own pass, which it then skips. */
-gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+/* The E-step in the context's precision. With sums (an E-step that an M-step follows, when the
+ * M-step's sums go chunk by chunk: cuda_estep_sums_means), each chunk also gets the M-step's
+ * first sums while it is on the device in the compute type: its responsibilities and the
+ * means' sums, the same operations on the same chunks as the M-step's own pass, which it then
+ * skips (resp_state 3). */
+static gmm_status e_step(gmm_backend_ctx *c, bool sums, double *mean_log_likelihood)
 {
     gmm_status status = estep_checks(c);
-    const bool sums = cuda_estep_sums_means(c);
-    c->estep_sums = false;
     if (status != GMM_OK) return status;
     {
         cuda_chunk_loop L;
@@ -272,9 +271,14 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
         if (status != GMM_OK) goto fail;
     }
     status = estep_finish(c, mean_log_likelihood);
-    c->estep_sums = status == GMM_OK && sums;
+    if (status == GMM_OK && sums) c->resp_state = 3;
 fail:
     return status;
+}
+
+gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood)
+{
+    return e_step(c, cuda_estep_sums_means(c), mean_log_likelihood);
 }
 
 /* On a float32/TF32 context: the factors packed in float64 and b from the unrounded factors
@@ -286,9 +290,8 @@ fail:
  * the cuBLAS math mode (TF32) concerns single precision only, the DGEMMs are plain float64. */
 gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood)
 {
-    if (!c->single) return cuda_e_step(c, mean_log_likelihood);
+    if (!c->single) return e_step(c, false, mean_log_likelihood); /* final scores: no M-step */
     gmm_status status = estep_checks(c);
-    c->estep_sums = false; /* the responsibilities change: the float32 E-step's sums go */
     if (status != GMM_OK) return status;
     const size_t K = c->n_components, d = c->dim;
     double *d_ucat = NULL, *d_b = NULL, *d_y = NULL, *Y = (double *)c->d_work;

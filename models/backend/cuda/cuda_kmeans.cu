@@ -205,7 +205,6 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
 
     c->have_params = false;
     c->resp_state = 0;
-    c->estep_sums = false;
     gmm_gpu_blas_warm_up_start(c->gpu); /* (when no k-means++ started it) */
     g.c = c;
     g.stream = gmm_gpu_stream(c->gpu);
@@ -243,7 +242,6 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
         /* d_resp holds the one-hot matrix of the final labels (every assignment writes it), as
          * set_resp would have loaded it */
         c->resp_state = 1;
-        c->estep_sums = false;
     }
 fail:
     cudaFree(g.d_x_norm);

@@ -320,7 +320,7 @@ static gmm_status weights_and_means(gmm_backend_ctx *c)
         if ((status = reduce_cols_cuda(c->d_resp, (size_t)N, K, c->d_stats, NULL)) != GMM_OK)
             goto fail;
     }
-    if (c->estep_sums) {
+    if (c->resp_state == 3) {
         /* the E-step summed them chunk by chunk as it went: one pass over the data fewer */
     } else if (!c->single) {
         cuda_chunk_loop L;
@@ -391,18 +391,20 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
     const int nm = c->n_mats;
     phase_timer timer = {};
     bool products_in_tmp = false; /* the TF32 products left in d_tmp for cov_finish */
+    const bool from_estep = c->resp_state == 3; /* resp and the means' sums formed already */
     timer.on = report && report->phase_ms;
     for (int i = 0; timer.on && i <= GMM_MSTEP_PHASES; i++)
         GMM_CUDA_CHECK(cudaEventCreate(&timer.ev[i]));
     if ((status = phase_mark(&timer, 0)) != GMM_OK) goto fail;
 
-    if (c->resp_state == 2 && !c->estep_sums) {
+    if (c->resp_state == 2) {
         exp_kernel<<<grid_for(N * K, 256), 256>>>(c->d_log_resp, c->d_resp, N * K);
         GMM_LAUNCH_CHECK("exp_kernel");
     }
-    if (report && c->estep_sums) report->means_from_estep = true;
+    if (report && from_estep) report->means_from_estep = true;
     status = weights_and_means(c);
-    c->estep_sums = false; /* used (a second M-step on the same responsibilities sums again) */
+    /* d_resp stays valid; a second M-step on the same responsibilities sums them again */
+    if (from_estep) c->resp_state = 1;
     if (status != GMM_OK) goto fail;
     if ((status = phase_mark(&timer, 1)) != GMM_OK) goto fail;
 
