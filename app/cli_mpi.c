@@ -39,27 +39,20 @@ static gmm_status mpi_status(int rc, const char *what)
 /* Seconds a rank waits in one collective for the others (GMM_MPI_WAIT_S; <= 0: no limit). */
 static double wait_limit_s = GMM_MPI_WAIT_LIMIT_S;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Waits for a started collective (rc: what starting it returned): MPI_Test in a loop, at first
  * at once, after the first millisecond with 100 us pauses; past wait_limit_s an error that says
  * so (the request stays pending: the caller ends every rank). */
 static gmm_status wait_for(int rc, MPI_Request *req, const char *what)
 {
     if (rc != MPI_SUCCESS) return mpi_status(rc, what);
-    const double t0 = now_s();
+    const double t0 = cli_now_seconds();
     const struct timespec pause = {0, 100000};
     for (;;) {
         int done = 0;
         if ((rc = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
             return mpi_status(rc, what);
         if (done) return GMM_OK;
-        const double waited = now_s() - t0;
+        const double waited = cli_now_seconds() - t0;
         if (wait_limit_s > 0 && waited > wait_limit_s)
             return gmm_error(GMM_ERR_IO, "waited %.0f s in %s for the other ranks: one of them "
                              "has stopped or hangs (GMM_MPI_WAIT_S sets the limit, now %g s)",
