@@ -5,6 +5,7 @@
 
 #include "models/core/em.h"
 #include "models/core/score.h"
+#include "models/features/umap_space.h"
 #include "models/fit/select_k.h"
 
 typedef struct {
@@ -20,7 +21,9 @@ typedef struct {
     int space_umap;             /* --space umap (opt.knn_neighbors and the fields below) */
     int embed_dims;             /* --embed-dims (0: 10) */
     double min_dist;            /* --min-dist (default 0) */
-    int epochs;                 /* --epochs (0: 500 up to 10000 images, 200 above) */
+    int epochs;                 /* --epochs (0: GMM_UMAP_EPOCHS) */
+    int knn_pca;                /* --knn-pca as gmm_umap_options takes it (0: default, < 0: none) */
+    gmm_umap_metric metric;     /* --metric (0: auto) */
     const char *map_path;       /* --map FILE: the map of the clusters (umap: map.png; "" none) */
     int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
     int k_is_range;             /* -k A:B[:STEP]: fit every K of k_range, keep the chosen */

@@ -85,7 +85,7 @@ static void usage(FILE *out)
             "                         log-likelihood tables and plots to DIR\n"
             "  --blur SIGMA           smooth every image with a 5x5 Gaussian (SIGMA > 0) before\n"
             "                         fitting; the model records it and gmm-predict applies it\n"
-            "                         (default none; 1 with --space umap; 0: none; else\n"
+            "                         (default none; 0.5 with --space umap; 0: none; else\n"
             "                         0.01..100)\n"
             "  --pca D                fit the mixture to the images' top D principal axes\n"
             "                         (after --blur); the model keeps the projection and\n"
@@ -93,8 +93,8 @@ static void usage(FILE *out)
             "  --whiten               with --pca: scale each axis to unit variance\n"
             "  --space S              pixels (default); umap: fit the mixture in the UMAP\n"
             "                         embedding of the images' kNN graph (the best clusters:\n"
-            "                         no other flag needed: --n-init 10 and --blur 1 unless\n"
-            "                         given); or\n"
+            "                         no other flag needed: --n-init 10 and --blur 0.5\n"
+            "                         unless given); or\n"
             "                         spectral: in its Laplacian eigenmaps. The model keeps\n"
             "                         what gmm-predict needs to place new images (the\n"
             "                         training images, their coordinates); pictures stay in\n"
@@ -103,8 +103,12 @@ static void usage(FILE *out)
             "  --embed-dims D         --space umap: embedding dimensions (default 10, 1..100)\n"
             "  --min-dist X           --space umap: UMAP's min_dist (default 0: packed\n"
             "                         clusters; 0..1)\n"
-            "  --epochs N             --space umap: layout epochs (default 500 up to 10000\n"
-            "                         images, 200 above)\n"
+            "  --epochs N             --space umap: layout epochs (default 500)\n"
+            "  --knn-pca D            --space umap: find the neighbours among the images' top D\n"
+            "                         principal axes (default 50, fitted to at most 20000\n"
+            "                         images; 0: in the pixels)\n"
+            "  --metric M             --space umap: the neighbours' distance: cosine, euclidean\n"
+            "                         or auto (default: cosine with --knn-pca, else euclidean)\n"
             "  --map FILE             --space umap: the map of the clusters, every image a dot\n"
             "                         in a 2-D layout coloured by component (and by label\n"
             "                         beside it), the means at their clusters (default\n"
@@ -137,7 +141,7 @@ enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
        OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION, OPT_EMBED_DIMS,
-       OPT_MIN_DIST, OPT_EPOCHS, OPT_MAP, OPT_BAYESIAN, OPT_WEIGHT_PRIOR,
+       OPT_MIN_DIST, OPT_EPOCHS, OPT_MAP, OPT_KNN_PCA, OPT_METRIC, OPT_BAYESIAN, OPT_WEIGHT_PRIOR,
        OPT_WEIGHT_CONCENTRATION };
 
 /* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
@@ -172,8 +176,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
     long long pca_axes = 0;
-    int whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0, blur_given = 0;
-    long long embed_dims = 0, epochs = 0;
+    int metric_given = 0, whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0, blur_given = 0;
+    long long embed_dims = 0, epochs = 0, knn_pca = -1;
+    gmm_umap_metric metric = GMM_UMAP_METRIC_AUTO;
     double min_dist = 0;
     const char *map_path = NULL;
     const char *init_from = NULL;
@@ -207,6 +212,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"embed-dims", required_argument, 0, OPT_EMBED_DIMS},
         {"min-dist", required_argument, 0, OPT_MIN_DIST},
         {"epochs", required_argument, 0, OPT_EPOCHS}, {"map", required_argument, 0, OPT_MAP},
+        {"knn-pca", required_argument, 0, OPT_KNN_PCA}, {"metric", required_argument, 0, OPT_METRIC},
         {"gpus", required_argument, 0, OPT_GPUS},
         {"device-memory", required_argument, 0, OPT_DEVICE_MEMORY},
         {"select", required_argument, 0, OPT_SELECT},
@@ -362,6 +368,16 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             if (cli_parse_int("--epochs", optarg, 1, 100000, &epochs)) return 1;
             break;
         case OPT_MAP: map_path = optarg; break;
+        case OPT_KNN_PCA:
+            if (cli_parse_int("--knn-pca", optarg, 0, 100000, &knn_pca)) return 1;
+            break;
+        case OPT_METRIC:
+            if (!strcmp(optarg, "auto")) metric = GMM_UMAP_METRIC_AUTO;
+            else if (!strcmp(optarg, "euclidean")) metric = GMM_UMAP_EUCLIDEAN;
+            else if (!strcmp(optarg, "cosine")) metric = GMM_UMAP_COSINE;
+            else return cli_error("--metric must be auto, euclidean or cosine, got '%s'", optarg);
+            metric_given = 1;
+            break;
         case OPT_SPECTRAL_DIMS:
             if (cli_parse_int("--spectral-dims", optarg, 1, 1000, &v)) return 1;
             opt.spectral_dims = (int)v;
@@ -409,8 +425,10 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                          "is already in the embedding");
     if (umap && opt.knn_neighbors == 1)
         return cli_error("--space umap needs --knn-neighbors of at least 2");
-    if (!umap && (embed_dims || epochs || min_dist > 0 || map_path))
-        return cli_error("--embed-dims, --min-dist, --epochs and --map belong to --space umap");
+    if (!umap && (embed_dims || epochs || min_dist > 0 || map_path || knn_pca >= 0 ||
+                  metric_given))
+        return cli_error("--embed-dims, --min-dist, --epochs, --knn-pca, --metric and --map "
+                         "belong to --space umap");
     if (umap && !knn_given) opt.knn_neighbors = 15;
     if (umap && !n_init_given) opt.n_init = 10;
     if (umap && !blur_given) blur = GMM_UMAP_BLUR; /* neighbours by shape, not by stroke position */
@@ -445,7 +463,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                              .pca_axes = (int)pca_axes, .whiten = whiten,
                              .space_spectral = spectral, .space_umap = umap,
                              .embed_dims = (int)embed_dims, .min_dist = min_dist,
-                             .epochs = (int)epochs, .map_path = umap ? (map_path ? map_path : "map.png") : "",
+                             .epochs = (int)epochs,
+                             .knn_pca = knn_pca < 0 ? 0 : knn_pca == 0 ? -1 : (int)knn_pca,
+                             .metric = metric, .map_path = umap ? (map_path ? map_path : "map.png") : "",
                              .k_is_range = k_is_range, .k_range = k_range, .bic_png = bic_png,
                              .json_path = json_path, .bayes = bayes};
     if (bayesian) args->opt.bayes = &args->bayes; /* the options point into args */

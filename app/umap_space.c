@@ -36,6 +36,7 @@ int umap_train_apply(const dataset *ds, const gmm_train_args *args, const gmm_op
     if (!Xf) return cli_error("out of memory for the %lld images in float32", (long long)n);
     const gmm_umap_options uo = {.n_neighbors = o->knn_neighbors, .n_dims = args->embed_dims,
                                  .min_dist = args->min_dist, .n_epochs = args->epochs,
+                                 .metric = args->metric, .knn_pca = args->knn_pca,
                                  .map_dims = *args->map_path ? 2 : 0, .seed = o->seed,
                                  .on_step = print_step, .user = &quiet};
     gmm_umap_report rep;
@@ -52,11 +53,16 @@ int umap_train_apply(const dataset *ds, const gmm_train_args *args, const gmm_op
     }
     if (!quiet)
         printf("umap space: %d dimensions from the %d-nearest-neighbour fuzzy graph of %lld "
-               "images (%lld edges; min_dist %g, a %.4f, b %.4f; %d epochs%s) in %.2f s on the "
-               "%s: kNN %.2f s, graph %.2f s, spectral start %.2f s (Lanczos %d steps%s), layout "
-               "%.2f s%s", s->n_dims, s->n_neighbors, (long long)n, (long long)rep.n_edges,
-               s->min_dist, s->a, s->b, s->n_epochs, s->map_dims ? ", and the 2-D map" : "",
-               cli_now_seconds() - t0, gpu ? "GPU" : "CPU", rep.seconds_knn, rep.seconds_graph,
+               "images (%s distance%s%.0d%s; %lld edges; min_dist %g, a %.4f, b %.4f; %d "
+               "epochs%s) in %.2f s on the %s: principal axes %.2f s, kNN %.2f s, graph %.2f s, "
+               "spectral start %.2f s (Lanczos %d steps%s), layout %.2f s%s", s->n_dims,
+               s->n_neighbors, (long long)n,
+               s->metric == GMM_UMAP_COSINE ? "cosine" : "euclidean",
+               s->knn_pca ? " among the top " : "", s->knn_pca ? s->knn_pca->n_axes : 0,
+               s->knn_pca ? " principal axes" : "", (long long)rep.n_edges, s->min_dist, s->a,
+               s->b, s->n_epochs, s->map_dims ? ", and the 2-D map" : "",
+               cli_now_seconds() - t0, gpu ? "GPU" : "CPU", rep.seconds_pca, rep.seconds_knn,
+               rep.seconds_graph,
                rep.seconds_init, rep.lanczos.steps, rep.lanczos.converged ? "" : ", not converged",
                rep.seconds_layout, s->map_dims ? "" : "\n");
     if (!quiet && s->map_dims) printf(", map %.2f s\n", rep.seconds_map);

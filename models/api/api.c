@@ -138,6 +138,8 @@ int gmm_params_set_int(gmm_params *params, const char *name, long long value)
     if (!strcmp(name, "n_neighbors")) return int_in_range(name, value, 2, 128, &sp->n_neighbors);
     if (!strcmp(name, "embed_dims")) return int_in_range(name, value, 1, 100, &sp->embed_dims);
     if (!strcmp(name, "n_epochs")) return int_in_range(name, value, 0, 100000, &sp->n_epochs);
+    if (!strcmp(name, "metric")) return int_in_range(name, value, 0, 2, &sp->metric);
+    if (!strcmp(name, "knn_pca")) return int_in_range(name, value, -1, 100000, &sp->knn_pca);
     gmm_status status;
     if (gmm_api_bayes_set_int(&params->bayes, name, value, &status)) return gmm_api_finish(status);
     if (!strcmp(name, "random_state")) {
@@ -146,7 +148,7 @@ int gmm_params_set_int(gmm_params *params, const char *name, long long value)
         return gmm_api_finish(GMM_OK);
     }
     return gmm_api_fail_arg("unknown integer parameter '%s' (n_components, max_iter, n_init, "
-                    "random_state, verbose, n_neighbors, embed_dims, n_epochs, bayesian)", name);
+                    "random_state, verbose, n_neighbors, embed_dims, n_epochs, metric, knn_pca, bayesian)", name);
 }
 
 int gmm_params_set_double(gmm_params *params, const char *name, double value)

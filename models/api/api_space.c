@@ -37,6 +37,7 @@ gmm_status gmm_api_umap_embed(const void *X, int64_t n, int dim, int dtype, doub
     const uint8_t *images = dtype == GMM_DTYPE_UINT8 && scale == 1.0 / 255 ? X : NULL;
     const gmm_umap_options o = {.n_neighbors = p->n_neighbors, .n_dims = p->embed_dims,
                                 .min_dist = p->min_dist, .n_epochs = p->n_epochs,
+                                .metric = (gmm_umap_metric)p->metric, .knn_pca = p->knn_pca,
                                 .map_dims = 0, .seed = seed};
     st = gmm_umap_embed(xf, n, dim, images, &o, gpu, umap, NULL);
     free(owned);

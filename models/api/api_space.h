@@ -21,7 +21,10 @@ typedef struct {
     int umap;        /* 0: pixels (the data itself); 1: the UMAP embedding */
     int n_neighbors; /* umap: k of the graph, the point itself counted (15; 2..128) */
     int embed_dims;  /* umap: embedding dimensions, the mixture's (10; 1..100) */
-    int n_epochs;    /* umap: layout epochs (0: umap-learn's, 500 up to 10000 samples, 200 above) */
+    int n_epochs;    /* umap: layout epochs (0: GMM_UMAP_EPOCHS, 500) */
+    int metric;      /* umap: the neighbours' distance (gmm_umap_metric; 0: auto) */
+    int knn_pca;     /* umap: principal axes the neighbours are found among (0: auto, 50 when
+                        the data have more values; -1: none) */
     double min_dist; /* umap: the curve's min_dist (0; 0..1) */
 } gmm_api_space;
 

@@ -12,6 +12,7 @@
 #include "kernels/knn.h"
 #include "kernels/rng.h"
 #include "kernels/umap_sgd.h"
+#include "models/features/pca.h"
 
 static double now_seconds(void)
 {
@@ -28,6 +29,90 @@ static gmm_status nearest(const float *queries, int64_t m, const float *refs, in
         return knn_cuda_host(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, gpu,
                              index, dist);
     return knn_cpu_blas(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, index, dist);
+}
+
+/* The PCA the neighbours are found in: fitted on the host (the same axes on either device) to
+ * at most GMM_UMAP_PCA_SAMPLE evenly spaced rows of X. */
+static gmm_status fit_knn_pca(const float *X, int64_t n, int dim, int axes, gmm_projection **out)
+{
+    const int64_t m = n < GMM_UMAP_PCA_SAMPLE ? n : GMM_UMAP_PCA_SAMPLE;
+    double *sample = malloc(sizeof(double) * (size_t)m * dim);
+    if (!sample) return gmm_error(GMM_ERR_NOMEM, "umap: out of memory for the PCA sample");
+    for (int64_t i = 0; i < m; i++) {
+        const float *row = X + (size_t)(i * n / m) * dim;
+        for (int c = 0; c < dim; c++) sample[(size_t)i * dim + c] = row[c];
+    }
+    gmm_status st = gmm_projection_fit(sample, m, dim, axes, 0, NULL, out);
+    free(sample);
+    return st;
+}
+
+/* The rows the neighbours are found among: X itself (*prepared NULL, *prepared_dim dim), or X
+ * projected on the space's principal axes and, for the cosine metric, scaled to unit length
+ * (*prepared: n x *prepared_dim float32, the caller frees it). */
+static gmm_status prepare_rows(const gmm_umap_space *s, const float *X, int64_t n,
+                               float **prepared, int *prepared_dim)
+{
+    const int dim = s->input_dim, p = s->knn_pca ? s->knn_pca->n_axes : dim;
+    *prepared = NULL;
+    *prepared_dim = p;
+    if (!s->knn_pca && s->metric == GMM_UMAP_EUCLIDEAN) return GMM_OK;
+    enum { CHUNK = 4096 };
+    float *out = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1) * p);
+    double *in = s->knn_pca ? malloc(sizeof(double) * CHUNK * dim) : NULL;
+    double *z = s->knn_pca ? malloc(sizeof(double) * CHUNK * p) : NULL;
+    gmm_status st = GMM_OK;
+    if (!out || (s->knn_pca && (!in || !z))) {
+        st = gmm_error(GMM_ERR_NOMEM, "umap: out of memory for %lld projected images",
+                       (long long)n);
+        goto done;
+    }
+    for (int64_t i0 = 0; i0 < n && s->knn_pca; i0 += CHUNK) {
+        const int64_t rows = n - i0 < CHUNK ? n - i0 : CHUNK;
+        for (size_t e = 0; e < (size_t)rows * dim; e++) in[e] = X[(size_t)i0 * dim + e];
+        if ((st = gmm_projection_apply(s->knn_pca, in, rows, NULL, z)) != GMM_OK) goto done;
+        for (size_t e = 0; e < (size_t)rows * p; e++) out[(size_t)i0 * p + e] = (float)z[e];
+    }
+    if (!s->knn_pca) memcpy(out, X, sizeof(float) * (size_t)n * dim);
+    if (s->metric == GMM_UMAP_COSINE)
+        for (int64_t i = 0; i < n; i++) {
+            float *row = out + (size_t)i * p;
+            double sq = 0;
+            for (int c = 0; c < p; c++) sq += (double)row[c] * row[c];
+            /* a row at the origin stays there: at cosine distance 1/2 from every other */
+            const double scale = sq > 0 ? 1 / sqrt(sq) : 0;
+            for (int c = 0; c < p; c++) row[c] = (float)(row[c] * scale);
+        }
+    *prepared = out;
+    out = NULL;
+done:
+    free(out);
+    free(in);
+    free(z);
+    return st;
+}
+
+gmm_status gmm_umap_neighbours(const gmm_umap_space *s, const float *queries, int64_t m,
+                               const float *train, int k, gmm_gpu *gpu, int32_t *index,
+                               float *dist)
+{
+    if (!s || !queries || !train || !index || !dist || m < 1 || k < 1 || k > s->n_train)
+        return gmm_error(GMM_ERR_ARG, "umap neighbours: bad arguments");
+    float *pq = NULL, *pt = NULL;
+    int p = s->input_dim;
+    gmm_status st = prepare_rows(s, queries, m, &pq, &p);
+    if (st == GMM_OK && queries != train) st = prepare_rows(s, train, s->n_train, &pt, &p);
+    else pt = NULL;
+    if (st == GMM_OK) {
+        const float *q = pq ? pq : queries;
+        const float *r = queries == train ? q : (pt ? pt : train);
+        st = nearest(q, m, r, s->n_train, p, k, gpu, index, dist);
+    }
+    if (st == GMM_OK && s->metric == GMM_UMAP_COSINE)
+        for (size_t e = 0; e < (size_t)m * k; e++) dist[e] = dist[e] * dist[e] / 2;
+    free(pq);
+    free(pt);
+    return st;
 }
 
 static gmm_status memberships(const int32_t *index, const float *dist, int64_t n, int k,
@@ -160,8 +245,20 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     const double min_dist = o ? o->min_dist : 0.0, spread = o && o->spread > 0 ? o->spread : 1.0;
     const int map_dims = o ? o->map_dims : 0;
     const uint64_t seed = o ? o->seed : 0;
-    const int epochs = o && o->n_epochs > 0 ? o->n_epochs : (n <= 10000 ? 500 : 200);
+    const int epochs = o && o->n_epochs > 0 ? o->n_epochs : GMM_UMAP_EPOCHS;
+    const int asked_pca = o ? o->knn_pca : 0;
+    const int pca_axes = asked_pca < 0 ? 0 : asked_pca > 0 ? asked_pca
+                                                              : (dim > GMM_UMAP_PCA ? GMM_UMAP_PCA : 0);
+    const gmm_umap_metric metric = o && o->metric ? o->metric
+                                   : (pca_axes ? GMM_UMAP_COSINE : GMM_UMAP_EUCLIDEAN);
     if (!X || dim < 1) return gmm_error(GMM_ERR_ARG, "umap embedding: no data");
+    if (metric != GMM_UMAP_EUCLIDEAN && metric != GMM_UMAP_COSINE)
+        return gmm_error(GMM_ERR_ARG, "umap embedding: metric %d (0: auto, 1: euclidean, 2: "
+                         "cosine)", (int)metric);
+    if (pca_axes > dim || pca_axes > n)
+        return gmm_error(GMM_ERR_ARG, "umap embedding: %d principal axes for the neighbours, but "
+                         "the data have %d values per sample and %lld samples", pca_axes, dim,
+                         (long long)n);
     if (k < 2 || k > 128 || n < k + 2 || D + 1 >= n || D > 100 || (map_dims != 0 && map_dims != 2))
         return gmm_error(GMM_ERR_ARG, "umap embedding: %lld images, %d neighbours (2..128, fewer "
                          "than the images less 1) and %d dimensions (1..100)", (long long)n, k, D);
@@ -178,8 +275,23 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     gmm_umap_space *s = NULL;
     if (!nn || !nd || !w) goto nomem;
     const double t0 = now_seconds();
+    /* the space first: its metric and projection are what the neighbours are found by */
+    if ((st = gmm_umap_space_alloc(n, dim, k, D, map_dims,
+                                   images ? GMM_UMAP_KEEPS_IMAGES : GMM_UMAP_KEEPS_VALUES, &s)) !=
+        GMM_OK)
+        goto fail;
+    *s = (gmm_umap_space){.n_train = n, .input_dim = dim, .n_neighbors = k, .n_dims = D,
+                          .map_dims = map_dims, .n_epochs = epochs, .min_dist = min_dist,
+                          .spread = spread, .a = a, .b = b, .seed = seed, .metric = metric,
+                          .images = s->images, .values = s->values, .embedding = s->embedding,
+                          .map = s->map};
+    if (pca_axes) {
+        step(o, "principal axes", t0);
+        if ((st = fit_knn_pca(X, n, dim, pca_axes, &s->knn_pca)) != GMM_OK) goto fail;
+    }
+    const double t_pca = now_seconds();
     step(o, "neighbours", t0);
-    if ((st = nearest(X, n, X, n, dim, k, gpu, nn, nd)) != GMM_OK) goto fail;
+    if ((st = gmm_umap_neighbours(s, X, n, X, k, gpu, nn, nd)) != GMM_OK) goto fail;
     const double t1 = now_seconds();
     step(o, "fuzzy graph", t0);
     if ((st = memberships(nn, nd, n, k, 1.0, 0, gpu, w)) != GMM_OK ||
@@ -194,14 +306,6 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     step(o, "spectral start", t0);
     if (!(start = malloc(sizeof(double) * (size_t)n * start_dims))) goto nomem;
     if ((st = spectral_start(&g, start_dims, seed, gpu, start, &rep.lanczos)) != GMM_OK) goto fail;
-    if ((st = gmm_umap_space_alloc(n, dim, k, D, map_dims,
-                                   images ? GMM_UMAP_KEEPS_IMAGES : GMM_UMAP_KEEPS_VALUES, &s)) !=
-        GMM_OK)
-        goto fail;
-    *s = (gmm_umap_space){.n_train = n, .input_dim = dim, .n_neighbors = k, .n_dims = D,
-                          .map_dims = map_dims, .n_epochs = epochs, .min_dist = min_dist,
-                          .spread = spread, .a = a, .b = b, .seed = seed, .images = s->images,
-                          .values = s->values, .embedding = s->embedding, .map = s->map};
     if (images) memcpy(s->images, images, (size_t)n * dim);
     else memcpy(s->values, X, sizeof(float) * (size_t)n * dim);
     scale_start(start, n, start_dims, D, seed ^ 0x9e3779b97f4a7c15ull, s->embedding);
@@ -218,7 +322,8 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
         so.seed = seed + 1;
         if ((st = layout(&edges, s->map, NULL, 2, &so, gpu)) != GMM_OK) goto fail;
     }
-    rep.seconds_knn = t1 - t0;
+    rep.seconds_pca = t_pca - t0;
+    rep.seconds_knn = t1 - t_pca;
     rep.seconds_graph = t2 - t1;
     rep.seconds_init = t3 - t2;
     rep.seconds_layout = t4 - t3;
@@ -261,7 +366,7 @@ gmm_status gmm_umap_transform(const gmm_umap_space *s, const float *train, const
                        (long long)m);
         goto done;
     }
-    if ((st = nearest(Y, m, train, s->n_train, s->input_dim, k, gpu, nn, nd)) != GMM_OK ||
+    if ((st = gmm_umap_neighbours(s, Y, m, train, k, gpu, nn, nd)) != GMM_OK ||
         (st = memberships(nn, nd, m, k, 0.0, 1, gpu, w)) != GMM_OK)
         goto done;
     double max_w = 0;

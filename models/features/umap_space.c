@@ -18,7 +18,7 @@ gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors,
     gmm_umap_space *s = calloc(1, sizeof *s);
     if (!s) return gmm_error(GMM_ERR_NOMEM, "out of memory for the umap space");
     *s = (gmm_umap_space){.n_train = n_train, .input_dim = input_dim, .n_neighbors = n_neighbors,
-                          .n_dims = n_dims, .map_dims = map_dims};
+                          .n_dims = n_dims, .map_dims = map_dims, .metric = GMM_UMAP_EUCLIDEAN};
     const size_t inputs = (size_t)n_train * (size_t)input_dim;
     if (storage == GMM_UMAP_KEEPS_IMAGES) s->images = calloc(inputs, 1);
     else s->values = calloc(inputs, sizeof(float));
@@ -40,6 +40,7 @@ void gmm_umap_space_free(gmm_umap_space *s)
     free(s->values);
     free(s->embedding);
     free(s->map);
+    gmm_projection_free(s->knn_pca);
     free(s);
 }
 
@@ -62,6 +63,12 @@ gmm_status gmm_umap_space_copy(const gmm_umap_space *src, gmm_umap_space **out)
     s->values = values;
     s->embedding = embedding;
     s->map = map;
+    s->knn_pca = NULL;
+    if (src->knn_pca && (st = gmm_projection_copy(src->knn_pca, &s->knn_pca)) != GMM_OK) {
+        gmm_umap_space_free(s);
+        *out = NULL;
+        return st;
+    }
     const size_t n = (size_t)src->n_train;
     if (images) memcpy(s->images, src->images, n * (size_t)src->input_dim);
     else memcpy(s->values, src->values, n * (size_t)src->input_dim * sizeof(float));
@@ -93,6 +100,17 @@ gmm_status gmm_umap_space_check(const gmm_umap_space *s, int model_dim)
         return gmm_error(GMM_ERR_FORMAT, "umap space: curve a = %g, b = %g, min_dist %g, spread "
                          "%g, %d epochs out of range", s->a, s->b, s->min_dist, s->spread,
                          s->n_epochs);
+    if (s->metric != GMM_UMAP_EUCLIDEAN && s->metric != GMM_UMAP_COSINE)
+        return gmm_error(GMM_ERR_FORMAT, "umap space: metric %d (1: euclidean, 2: cosine)",
+                         (int)s->metric);
+    if (s->knn_pca) {
+        if (s->knn_pca->input_dim != s->input_dim || s->knn_pca->whiten)
+            return gmm_error(GMM_ERR_FORMAT, "umap space: the neighbours' projection is from %d "
+                             "values%s, the space's images have %d", s->knn_pca->input_dim,
+                             s->knn_pca->whiten ? " and whitened" : "", s->input_dim);
+        gmm_status pst = gmm_projection_check(s->knn_pca, s->knn_pca->n_axes);
+        if (pst != GMM_OK) return pst;
+    }
     if (!s->images == !s->values)
         return gmm_error(GMM_ERR_FORMAT, "umap space: it keeps %s of images and values (one of "
                          "them is needed)", s->images ? "both" : "neither");

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernels/gmm_status.h"
+#include "models/features/pca.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +22,14 @@ typedef enum {
     GMM_UMAP_KEEPS_VALUES = 1, /* values: float32 as the library's caller gave them */
 } gmm_umap_storage;
 
+/* The distance the neighbours are found by (umap-learn's metric). */
+typedef enum {
+    GMM_UMAP_METRIC_AUTO = 0, /* options only: cosine when the images are projected onto their
+                                 principal axes first (knn_pca), else euclidean */
+    GMM_UMAP_EUCLIDEAN = 1,
+    GMM_UMAP_COSINE = 2,      /* 1 - cos of the angle between the (projected) images */
+} gmm_umap_metric;
+
 typedef struct {
     int64_t n_train;    /* images in the graph */
     int input_dim;      /* pixels per image */
@@ -30,6 +39,9 @@ typedef struct {
     int n_epochs;       /* the layout's epochs (a new image gets n_epochs / 3) */
     double min_dist, spread, a, b; /* the curve 1 / (1 + a d^(2b)) fitted to min_dist, spread */
     uint64_t seed;
+    gmm_umap_metric metric;   /* euclidean or cosine (never auto) */
+    gmm_projection *knn_pca;  /* NULL, or the principal axes the neighbours are found in: of the
+                                 training data as the model sees them (after the blur) */
     /* exactly one of images and values is set: */
     uint8_t *images;    /* n_train x input_dim: the training images as read (pixel = byte / 255,
                            before the model's blur, which placing a new image applies again) */
@@ -40,7 +52,8 @@ typedef struct {
 } gmm_umap_space;
 
 /* A UMAP space of the given sizes keeping its training data as storage says (images or
- * values, the other NULL), arrays zeroed, settings zero (free with gmm_umap_space_free). */
+ * values, the other NULL), arrays zeroed, settings zero, metric euclidean and no projection
+ * (free with gmm_umap_space_free). */
 gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors, int n_dims,
                                 int map_dims, gmm_umap_storage storage, gmm_umap_space **out);
 /* Which of the two the space keeps. */
@@ -49,7 +62,8 @@ void gmm_umap_space_free(gmm_umap_space *space); /* accepts NULL */
 gmm_status gmm_umap_space_copy(const gmm_umap_space *src, gmm_umap_space **out);
 /* A loaded space under a mixture of dimension model_dim: sizes that agree, neighbours in
  * [2, 128], exactly one of images and values, finite values and coordinates, a > 0,
- * b in (0, 2], 0 <= min_dist <= spread, epochs >= 1.
+ * b in (0, 2], 0 <= min_dist <= spread, epochs >= 1, a metric of euclidean or cosine and a
+ * projection (when there is one) from input_dim values that passes gmm_projection_check.
  * GMM_ERR_FORMAT naming the fault. */
 gmm_status gmm_umap_space_check(const gmm_umap_space *space, int model_dim);
 

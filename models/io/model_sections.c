@@ -15,6 +15,8 @@ enum {
     SECTION_UMAP = 1,
     SECTION_MATCHED_LABELS = 2,
     SECTION_BAYES = 3,
+    SECTION_UMAP_NEIGHBOURS = 4, /* the umap space's metric and principal axes (after its section) */
+    SECTION_LAST = SECTION_UMAP_NEIGHBOURS,
     SECTION_HEAD = 16,
     UMAP_FIXED = 4 + 4 + 8 + 4 + 4 + 4 + 4 + 8 + 4 * 8,
 };
@@ -56,6 +58,57 @@ static size_t umap_bytes(const gmm_umap_space *u)
                                                 gmm_umap_space_storage(u));
     return UMAP_FIXED + data + pad8(data) +
            4 * (size_t)u->n_train * (size_t)(u->n_dims + u->map_dims);
+}
+
+/* A neighbours section: u32 metric, u32 axes (0: none), u32 input_dim, u32 0, then with axes
+ * the total variance, the mean (input_dim), the explained variances (axes) and the axes
+ * (axes x input_dim), float64. Written when the space differs from euclidean on the input. */
+static size_t neighbours_bytes(const gmm_umap_space *u)
+{
+    const gmm_projection *p = u->knn_pca;
+    return 16 + (p ? 8 * (1 + (size_t)p->input_dim + (size_t)p->n_axes * (1 + (size_t)p->input_dim))
+                   : 0);
+}
+
+static void put_neighbours(writer *w, const gmm_umap_space *u)
+{
+    const gmm_projection *p = u->knn_pca;
+    put_u32(w, (uint32_t)u->metric);
+    put_u32(w, p ? (uint32_t)p->n_axes : 0);
+    put_u32(w, (uint32_t)u->input_dim);
+    put_u32(w, 0);
+    if (!p) return;
+    put_f64(w, p->total_variance);
+    put_f64_array(w, p->mean, (size_t)p->input_dim);
+    put_f64_array(w, p->explained_variance, (size_t)p->n_axes);
+    put_f64_array(w, p->components, (size_t)p->n_axes * p->input_dim);
+}
+
+static gmm_status read_neighbours(const char *path, reader *r, uint64_t length, gmm_model *m)
+{
+    gmm_umap_space *u = gmm_space_umap(m->space);
+    uint32_t metric = 0, axes = 0, q = 0, zero = 0;
+    if (!u)
+        return gmm_error(GMM_ERR_FORMAT, "%s: a umap neighbours section without a umap space "
+                         "before it", path);
+    int bad = get_u32(r, &metric) | get_u32(r, &axes) | get_u32(r, &q) | get_u32(r, &zero);
+    if (bad || zero != 0 || q != (uint32_t)u->input_dim || axes > q ||
+        (metric != GMM_UMAP_EUCLIDEAN && metric != GMM_UMAP_COSINE) ||
+        length != 16 + (axes ? 8 * (1 + (uint64_t)q + (uint64_t)axes * (1 + (uint64_t)q)) : 0))
+        return gmm_error(GMM_ERR_FORMAT, "%s: invalid umap neighbours section (metric %u, %u "
+                         "axes of %u values for a space of %d, %llu bytes)", path, metric, axes,
+                         q, u->input_dim, (unsigned long long)length);
+    u->metric = (gmm_umap_metric)metric;
+    if (!axes) return GMM_OK;
+    gmm_projection *p = NULL;
+    gmm_status st = gmm_projection_alloc((int)q, (int)axes, 0, &p);
+    if (st != GMM_OK) return st;
+    get_f64(r, &p->total_variance);
+    get_f64_array(r, p->mean, q);
+    get_f64_array(r, p->explained_variance, axes);
+    get_f64_array(r, p->components, (size_t)axes * q);
+    u->knn_pca = p; /* checked with the space (gmm_umap_space_check) */
+    return GMM_OK;
 }
 
 /* The doubles of a bayes section after its 4 u32: the 3 scalar priors, mean_prior (d),
@@ -128,10 +181,14 @@ static gmm_status read_bayes(const char *path, reader *r, uint64_t length, gmm_m
 gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size_t *n_bytes)
 {
     const gmm_umap_space *u = gmm_space_umap(m->space);
-    size_t total = SECTION_HEAD, umap_len = 0, match_len = 0, bayes_len = 0;
+    size_t total = SECTION_HEAD, umap_len = 0, match_len = 0, bayes_len = 0, nb_len = 0;
     if (u) {
         umap_len = umap_bytes(u);
         total += SECTION_HEAD + umap_len + pad8(umap_len);
+        if (u->metric != GMM_UMAP_EUCLIDEAN || u->knn_pca) {
+            nb_len = neighbours_bytes(u);
+            total += SECTION_HEAD + nb_len; /* a multiple of 8 */
+        }
     }
     if (m->matched_label) {
         match_len = 4 + 4 * (size_t)m->n_components;
@@ -173,6 +230,10 @@ gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size
         put_f32_array(&w, u->embedding, (size_t)u->n_train * u->n_dims);
         if (u->map_dims) put_f32_array(&w, u->map, (size_t)u->n_train * u->map_dims);
         put_zeros(&w, pad8(umap_len));
+        if (nb_len) {
+            put_head(&w, SECTION_UMAP_NEIGHBOURS, nb_len);
+            put_neighbours(&w, u);
+        }
     }
     if (m->matched_label) {
         put_head(&w, SECTION_MATCHED_LABELS, match_len);
@@ -271,10 +332,11 @@ gmm_status model_sections_decode(const char *path, const unsigned char *bytes, s
                                  path, remaining(&r) + (size_t)length);
             return GMM_OK;
         }
-        const int known = tag <= SECTION_BAYES, repeated = known && (seen & (1u << tag));
+        const int known = tag <= SECTION_LAST, repeated = known && (seen & (1u << tag));
         if (!known || repeated)
-            return gmm_error(GMM_ERR_FORMAT, "%s: %s section %u (this program reads 1 to 3, "
-                             "once each)", path, repeated ? "repeated" : "unknown", tag);
+            return gmm_error(GMM_ERR_FORMAT, "%s: %s section %u (this program reads 1 to %d, "
+                             "once each)", path, repeated ? "repeated" : "unknown", tag,
+                             SECTION_LAST);
         seen |= 1u << tag;
         const unsigned char *end = r.p + length;
         gmm_status st = GMM_OK;
@@ -284,6 +346,9 @@ gmm_status model_sections_decode(const char *path, const unsigned char *bytes, s
                                  gmm_feature_space_name(m->space));
             reader sub = {r.p, end};
             st = read_umap(path, &sub, length, m);
+        } else if (tag == SECTION_UMAP_NEIGHBOURS) {
+            reader sub = {r.p, end};
+            st = read_neighbours(path, &sub, length, m);
         } else if (tag == SECTION_BAYES) {
             reader sub = {r.p, end};
             st = read_bayes(path, &sub, length, m);

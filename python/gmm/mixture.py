@@ -139,6 +139,9 @@ def _precisions_shape(cov_type, k, d):
     return {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[cov_type]
 
 
+_METRICS = ("auto", "euclidean", "cosine")  # the library's gmm_umap_metric codes 0, 1, 2
+
+
 class GaussianMixture(*_BASES):
     """Gaussian mixture fitted with EM by libgmm; parameters and attributes as scikit-learn's
     sklearn.mixture.GaussianMixture, plus device ("auto", "cpu", "gpu") and precision
@@ -147,8 +150,11 @@ class GaussianMixture(*_BASES):
 
     space="umap" fits the mixture in the UMAP embedding of X (umap-learn's algorithm, as
     gmm-train --space umap) instead of X itself: n_neighbors (2..128), embed_dims (1..100, the
-    mixture's dimension), min_dist (0..1) and n_epochs (None: umap-learn's choice) are
-    umap-learn's parameters; random_state seeds the embedding too. predict, predict_proba,
+    mixture's dimension), min_dist (0..1), n_epochs (None: 500) and metric ("auto",
+    "euclidean", "cosine") are umap-learn's parameters; knn_pca (None: 50 when X has more
+    features, else none; 0: none) projects X onto its top principal axes before the neighbours
+    are found, and metric "auto" is cosine there, else euclidean; random_state seeds the
+    embedding too. predict, predict_proba,
     score_samples, score, bic and aic take X of the original feature count, place it in the
     embedding (umap-learn's transform) and score the places; transform(X) returns them and
     embedding_ holds the training data's. means_ and covariances_ live in the embedding, so
@@ -160,7 +166,8 @@ class GaussianMixture(*_BASES):
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None,
                  means_init=None, precisions_init=None, random_state=None, warm_start=False,
                  verbose=0, verbose_interval=10, device="auto", precision="fp64",
-                 space="pixels", n_neighbors=15, embed_dims=10, min_dist=0.0, n_epochs=None):
+                 space="pixels", n_neighbors=15, embed_dims=10, min_dist=0.0, n_epochs=None,
+                 metric="auto", knn_pca=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -182,6 +189,8 @@ class GaussianMixture(*_BASES):
         self.embed_dims = embed_dims
         self.min_dist = min_dist
         self.n_epochs = n_epochs
+        self.metric = metric
+        self.knn_pca = knn_pca
 
     # ---- parameters --------------------------------------------------------------------
     def _seed(self):
@@ -227,10 +236,12 @@ class GaussianMixture(*_BASES):
         real("min_dist", 1)
         if self.n_epochs is not None:
             integer("n_epochs", 1, 100000)
+        if self.knn_pca is not None:
+            integer("knn_pca", 0, 100000)
         choices = {"covariance_type": ("full", "tied", "diag", "spherical"),
                    "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn", "spectral"),
                    "device": ("auto", "cpu", "gpu"), "precision": ("fp64", "fp32", "tf32"),
-                   "space": ("pixels", "umap")}
+                   "space": ("pixels", "umap"), "metric": _METRICS}
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be one of "
@@ -277,6 +288,9 @@ class GaussianMixture(*_BASES):
                 _check(lib.gmm_params_set_int(p, b"embed_dims", self.embed_dims))
                 _check(lib.gmm_params_set_int(p, b"n_epochs", self.n_epochs or 0))
                 _check(lib.gmm_params_set_double(p, b"min_dist", float(self.min_dist)))
+                _check(lib.gmm_params_set_int(p, b"metric", _METRICS.index(self.metric)))
+                pca = {None: 0, 0: -1}.get(self.knn_pca, self.knn_pca)  # auto, none or D axes
+                _check(lib.gmm_params_set_int(p, b"knn_pca", pca))
             if "weights_init" in arrays:
                 _check(lib.gmm_params_set_weights_init(p, _dptr(arrays["weights_init"]),
                                                        self.n_components))
