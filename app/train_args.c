@@ -176,7 +176,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     const char *output = "model.bin", *png = "means.png", *images_dir = NULL, *diag_dir = NULL;
     double blur = 0;
     long long pca_axes = 0;
-    int metric_given = 0, whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0, blur_given = 0;
+    int whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0, blur_given = 0;
+    int metric_given = 0;
     long long embed_dims = 0, epochs = 0, knn_pca = -1;
     gmm_umap_metric metric = GMM_UMAP_METRIC_AUTO;
     double min_dist = 0;
@@ -212,7 +213,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"embed-dims", required_argument, 0, OPT_EMBED_DIMS},
         {"min-dist", required_argument, 0, OPT_MIN_DIST},
         {"epochs", required_argument, 0, OPT_EPOCHS}, {"map", required_argument, 0, OPT_MAP},
-        {"knn-pca", required_argument, 0, OPT_KNN_PCA}, {"metric", required_argument, 0, OPT_METRIC},
+        {"knn-pca", required_argument, 0, OPT_KNN_PCA},
+        {"metric", required_argument, 0, OPT_METRIC},
         {"gpus", required_argument, 0, OPT_GPUS},
         {"device-memory", required_argument, 0, OPT_DEVICE_MEMORY},
         {"select", required_argument, 0, OPT_SELECT},
@@ -465,7 +467,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                              .embed_dims = (int)embed_dims, .min_dist = min_dist,
                              .epochs = (int)epochs,
                              .knn_pca = knn_pca < 0 ? 0 : knn_pca == 0 ? -1 : (int)knn_pca,
-                             .metric = metric, .map_path = umap ? (map_path ? map_path : "map.png") : "",
+                             .metric = metric,
+                             .map_path = umap ? (map_path ? map_path : "map.png") : "",
                              .k_is_range = k_is_range, .k_range = k_range, .bic_png = bic_png,
                              .json_path = json_path, .bayes = bayes};
     if (bayesian) args->opt.bayes = &args->bayes; /* the options point into args */

@@ -107,7 +107,8 @@ int bench_umap(int argc, char **argv)
         cpu = 1;
     }
     printf("%-6s %7s  %-4s  %4s  %3s  %6s  %8s  %8s  %8s  %8s  %8s  %8s  %8s  %8s  %9s\n", "op",
-           "n", "dev", "dims", "k", "epochs", "pca_s", "knn_s", "graph_s", "start_s", "layout_s", "embed_s",
+           "n", "dev", "dims", "k", "epochs", "pca_s", "knn_s", "graph_s", "start_s", "layout_s",
+           "embed_s",
            "map_s", "total_s", "edges");
     int rc = 0;
     for (int i = 0; i < n_dirs; i++) {

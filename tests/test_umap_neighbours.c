@@ -186,7 +186,8 @@ START_TEST(cosine_ignores_each_images_length)
     enum { N = 300 };
     float *X = patterned(N, WIDE, 6), *scaled = malloc(sizeof(float) * N * WIDE);
     for (int i = 0; i < N; i++) /* powers of two: the unit rows are the same bits */
-        for (int c = 0; c < WIDE; c++) scaled[i * WIDE + c] = X[i * WIDE + c] * (float)(1 << (i % 4));
+        for (int c = 0; c < WIDE; c++)
+            scaled[i * WIDE + c] = X[i * WIDE + c] * (float)(1 << (i % 4));
     gmm_umap_space *a = embed(X, N, WIDE, GMM_UMAP_COSINE, -1, GMM_OK),
                    *b = embed(scaled, N, WIDE, GMM_UMAP_COSINE, -1, GMM_OK),
                    *e1 = embed(X, N, WIDE, GMM_UMAP_EUCLIDEAN, -1, GMM_OK),

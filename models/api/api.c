@@ -148,7 +148,8 @@ int gmm_params_set_int(gmm_params *params, const char *name, long long value)
         return gmm_api_finish(GMM_OK);
     }
     return gmm_api_fail_arg("unknown integer parameter '%s' (n_components, max_iter, n_init, "
-                    "random_state, verbose, n_neighbors, embed_dims, n_epochs, metric, knn_pca, bayesian)", name);
+                    "random_state, verbose, n_neighbors, embed_dims, n_epochs, metric, knn_pca, "
+                    "bayesian)", name);
 }
 
 int gmm_params_set_double(gmm_params *params, const char *name, double value)

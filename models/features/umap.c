@@ -247,8 +247,9 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     const uint64_t seed = o ? o->seed : 0;
     const int epochs = o && o->n_epochs > 0 ? o->n_epochs : GMM_UMAP_EPOCHS;
     const int asked_pca = o ? o->knn_pca : 0;
-    const int pca_axes = asked_pca < 0 ? 0 : asked_pca > 0 ? asked_pca
-                                                              : (dim > GMM_UMAP_PCA ? GMM_UMAP_PCA : 0);
+    const int pca_axes = asked_pca < 0   ? 0
+                         : asked_pca > 0 ? asked_pca
+                         : dim > GMM_UMAP_PCA ? GMM_UMAP_PCA : 0;
     const gmm_umap_metric metric = o && o->metric ? o->metric
                                    : (pca_axes ? GMM_UMAP_COSINE : GMM_UMAP_EUCLIDEAN);
     if (!X || dim < 1) return gmm_error(GMM_ERR_ARG, "umap embedding: no data");

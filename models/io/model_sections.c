@@ -15,7 +15,7 @@ enum {
     SECTION_UMAP = 1,
     SECTION_MATCHED_LABELS = 2,
     SECTION_BAYES = 3,
-    SECTION_UMAP_NEIGHBOURS = 4, /* the umap space's metric and principal axes (after its section) */
+    SECTION_UMAP_NEIGHBOURS = 4, /* the umap space's metric and principal axes (after tag 1) */
     SECTION_LAST = SECTION_UMAP_NEIGHBOURS,
     SECTION_HEAD = 16,
     UMAP_FIXED = 4 + 4 + 8 + 4 + 4 + 4 + 4 + 8 + 4 * 8,
