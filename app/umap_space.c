@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app/cli.h"
 #include "app/images.h"
@@ -51,15 +52,18 @@ int umap_train_apply(const dataset *ds, const gmm_train_args *args, const gmm_op
         *space = NULL;
         return cli_error("out of memory for the %lld images' coordinates", (long long)n);
     }
+    char search[64];
+    snprintf(search, sizeof search, "%s distance",
+             s->metric == GMM_UMAP_COSINE ? "cosine" : "euclidean");
+    if (s->knn_pca)
+        snprintf(search + strlen(search), sizeof search - strlen(search),
+                 " among the top %d principal axes", s->knn_pca->n_axes);
     if (!quiet)
         printf("umap space: %d dimensions from the %d-nearest-neighbour fuzzy graph of %lld "
-               "images (%s distance%s%.0d%s; %lld edges; min_dist %g, a %.4f, b %.4f; %d "
+               "images (%s; %lld edges; min_dist %g, a %.4f, b %.4f; %d "
                "epochs%s) in %.2f s on the %s: principal axes %.2f s, kNN %.2f s, graph %.2f s, "
                "spectral start %.2f s (Lanczos %d steps%s), layout %.2f s%s", s->n_dims,
-               s->n_neighbors, (long long)n,
-               s->metric == GMM_UMAP_COSINE ? "cosine" : "euclidean",
-               s->knn_pca ? " among the top " : "", s->knn_pca ? s->knn_pca->n_axes : 0,
-               s->knn_pca ? " principal axes" : "", (long long)rep.n_edges, s->min_dist, s->a,
+               s->n_neighbors, (long long)n, search, (long long)rep.n_edges, s->min_dist, s->a,
                s->b, s->n_epochs, s->map_dims ? ", and the 2-D map" : "",
                cli_now_seconds() - t0, gpu ? "GPU" : "CPU", rep.seconds_pca, rep.seconds_knn,
                rep.seconds_graph,

@@ -98,11 +98,10 @@ gmm_status gmm_umap_neighbours(const gmm_umap_space *s, const float *queries, in
 {
     if (!s || !queries || !train || !index || !dist || m < 1 || k < 1 || k > s->n_train)
         return gmm_error(GMM_ERR_ARG, "umap neighbours: bad arguments");
-    float *pq = NULL, *pt = NULL;
-    int p = s->input_dim;
+    float *pq = NULL, *pt = NULL; /* the prepared rows (NULL: the rows as given) */
+    int p;
     gmm_status st = prepare_rows(s, queries, m, &pq, &p);
     if (st == GMM_OK && queries != train) st = prepare_rows(s, train, s->n_train, &pt, &p);
-    else pt = NULL;
     if (st == GMM_OK) {
         const float *q = pq ? pq : queries;
         const float *r = queries == train ? q : (pt ? pt : train);
