@@ -24,6 +24,8 @@ typedef struct {
     int epochs;                 /* --epochs (0: GMM_UMAP_EPOCHS) */
     int knn_pca;                /* --knn-pca as gmm_umap_options takes it (0: default, < 0: none) */
     gmm_umap_metric metric;     /* --metric (0: auto) */
+    double knn_power;           /* --knn-power (0: default) */
+    double knn_whiten;          /* --knn-whiten as gmm_umap_options takes it (0: default, < 0: none) */
     const char *map_path;       /* --map FILE: the map of the clusters (umap: map.png; "" none) */
     int k_given, cov_given;     /* -k / --covariance given (--init-from takes them otherwise) */
     int k_is_range;             /* -k A:B[:STEP]: fit every K of k_range, keep the chosen */

@@ -107,6 +107,11 @@ static void usage(FILE *out)
             "  --knn-pca D            --space umap: find the neighbours among the images' top D\n"
             "                         principal axes (default 50, fitted to at most 20000\n"
             "                         images; 0: in the pixels)\n"
+            "  --knn-power P          --space umap: raise the values to the power P before the\n"
+            "                         principal axes (default 0.5, the square root, when no\n"
+            "                         value is negative; 1: as they are; 0 < P <= 1)\n"
+            "  --knn-whiten W         --space umap: divide each principal coordinate by its\n"
+            "                         axis's variance^(W/2) (default 0.5; 0: not; 1: whiten)\n"
             "  --metric M             --space umap: the neighbours' distance: cosine, euclidean\n"
             "                         or auto (default: cosine with --knn-pca, else euclidean)\n"
             "  --map FILE             --space umap: the map of the clusters, every image a dot\n"
@@ -141,7 +146,8 @@ enum { OPT_COV = 256, OPT_MAX_ITER, OPT_TOL, OPT_REG, OPT_INIT, OPT_N_INIT, OPT_
        OPT_DIAGNOSTICS, OPT_BLUR, OPT_CHECKPOINT, OPT_INIT_FROM, OPT_TIMINGS, OPT_SELECT,
        OPT_BIC_PNG, OPT_JSON, OPT_PCA, OPT_WHITEN, OPT_SPACE,
        OPT_SPECTRAL_DIMS, OPT_GPUS, OPT_DEVICE_MEMORY, OPT_VERSION, OPT_EMBED_DIMS,
-       OPT_MIN_DIST, OPT_EPOCHS, OPT_MAP, OPT_KNN_PCA, OPT_METRIC, OPT_BAYESIAN, OPT_WEIGHT_PRIOR,
+       OPT_MIN_DIST, OPT_EPOCHS, OPT_MAP, OPT_KNN_PCA, OPT_METRIC, OPT_KNN_POWER,
+       OPT_KNN_WHITEN, OPT_BAYESIAN, OPT_WEIGHT_PRIOR,
        OPT_WEIGHT_CONCENTRATION };
 
 /* -k A:B[:STEP] into range; 0, or the exit code after a usage error. */
@@ -180,7 +186,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     int metric_given = 0;
     long long embed_dims = 0, epochs = 0, knn_pca = -1;
     gmm_umap_metric metric = GMM_UMAP_METRIC_AUTO;
-    double min_dist = 0;
+    double min_dist = 0, knn_power = 0, knn_whiten = -1; /* power 0, whiten -1: not given */
     const char *map_path = NULL;
     const char *init_from = NULL;
     long long limit = 0, v;
@@ -215,6 +221,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
         {"epochs", required_argument, 0, OPT_EPOCHS}, {"map", required_argument, 0, OPT_MAP},
         {"knn-pca", required_argument, 0, OPT_KNN_PCA},
         {"metric", required_argument, 0, OPT_METRIC},
+        {"knn-power", required_argument, 0, OPT_KNN_POWER},
+        {"knn-whiten", required_argument, 0, OPT_KNN_WHITEN},
         {"gpus", required_argument, 0, OPT_GPUS},
         {"device-memory", required_argument, 0, OPT_DEVICE_MEMORY},
         {"select", required_argument, 0, OPT_SELECT},
@@ -380,6 +388,15 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             else return cli_error("--metric must be auto, euclidean or cosine, got '%s'", optarg);
             metric_given = 1;
             break;
+        case OPT_KNN_POWER:
+            if (cli_parse_double_range("--knn-power", optarg, 0.0, 1.0, &knn_power)) return 1;
+            if (!(knn_power > 0))
+                return cli_error("--knn-power must be above 0 (1: the values as they are), got "
+                                 "'%s'", optarg);
+            break;
+        case OPT_KNN_WHITEN:
+            if (cli_parse_double_range("--knn-whiten", optarg, 0.0, 1.0, &knn_whiten)) return 1;
+            break;
         case OPT_SPECTRAL_DIMS:
             if (cli_parse_int("--spectral-dims", optarg, 1, 1000, &v)) return 1;
             opt.spectral_dims = (int)v;
@@ -428,9 +445,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     if (umap && opt.knn_neighbors == 1)
         return cli_error("--space umap needs --knn-neighbors of at least 2");
     if (!umap && (embed_dims || epochs || min_dist > 0 || map_path || knn_pca >= 0 ||
-                  metric_given))
-        return cli_error("--embed-dims, --min-dist, --epochs, --knn-pca, --metric and --map "
-                         "belong to --space umap");
+                  metric_given || knn_power > 0 || knn_whiten >= 0))
+        return cli_error("--embed-dims, --min-dist, --epochs, --knn-pca, --knn-power, "
+                         "--knn-whiten, --metric and --map belong to --space umap");
     if (umap && !knn_given) opt.knn_neighbors = 15;
     if (umap && !n_init_given) opt.n_init = 10;
     if (umap && !blur_given) blur = GMM_UMAP_BLUR; /* neighbours by shape, not by stroke position */
@@ -467,7 +484,8 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                              .embed_dims = (int)embed_dims, .min_dist = min_dist,
                              .epochs = (int)epochs,
                              .knn_pca = knn_pca < 0 ? 0 : knn_pca == 0 ? -1 : (int)knn_pca,
-                             .metric = metric,
+                             .metric = metric, .knn_power = knn_power,
+                             .knn_whiten = knn_whiten < 0 ? 0 : knn_whiten == 0 ? -1 : knn_whiten,
                              .map_path = umap ? (map_path ? map_path : "map.png") : "",
                              .k_is_range = k_is_range, .k_range = k_range, .bic_png = bic_png,
                              .json_path = json_path, .bayes = bayes};

@@ -38,6 +38,7 @@ int umap_train_apply(const dataset *ds, const gmm_train_args *args, const gmm_op
     const gmm_umap_options uo = {.n_neighbors = o->knn_neighbors, .n_dims = args->embed_dims,
                                  .min_dist = args->min_dist, .n_epochs = args->epochs,
                                  .metric = args->metric, .knn_pca = args->knn_pca,
+                                 .knn_power = args->knn_power, .knn_whiten = args->knn_whiten,
                                  .map_dims = *args->map_path ? 2 : 0, .seed = o->seed,
                                  .on_step = print_step, .user = &quiet};
     gmm_umap_report rep;
@@ -52,12 +53,20 @@ int umap_train_apply(const dataset *ds, const gmm_train_args *args, const gmm_op
         *space = NULL;
         return cli_error("out of memory for the %lld images' coordinates", (long long)n);
     }
-    char search[64];
+    char search[160], power[48] = "";
+    if (s->knn_power == 0.5) snprintf(power, sizeof power, " of the values' square roots");
+    else if (s->knn_power != 1) snprintf(power, sizeof power, " of the values to the power %g",
+                                         s->knn_power);
     snprintf(search, sizeof search, "%s distance",
              s->metric == GMM_UMAP_COSINE ? "cosine" : "euclidean");
     if (s->knn_pca)
         snprintf(search + strlen(search), sizeof search - strlen(search),
-                 " among the top %d principal axes", s->knn_pca->n_axes);
+                 " among the top %d principal axes%s", s->knn_pca->n_axes, power);
+    else if (*power)
+        snprintf(search + strlen(search), sizeof search - strlen(search), "%s", power);
+    if (s->knn_whiten > 0)
+        snprintf(search + strlen(search), sizeof search - strlen(search),
+                 ", each scaled by variance^-%g", s->knn_whiten / 2);
     if (!quiet)
         printf("umap space: %d dimensions from the %d-nearest-neighbour fuzzy graph of %lld "
                "images (%s; %lld edges; min_dist %g, a %.4f, b %.4f; %d "

@@ -73,8 +73,15 @@ const char *gmm_code_name(int code);
  *   gmm_params_set_string: space (pixels, umap; default pixels)
  *   gmm_params_set_int:    n_neighbors (2..128, default 15: the point itself counted),
  *                          embed_dims (1..100, default 10: the mixture's dimension),
- *                          n_epochs (0..100000, default 0: 500 up to 10000 samples, 200 above)
- *   gmm_params_set_double: min_dist (0..1, default 0: packed clusters)
+ *                          n_epochs (0..100000, default 0: 500),
+ *                          metric (0 auto: cosine with principal axes, else 1 euclidean; 2
+ *                          cosine), knn_pca (principal axes the neighbours are found among;
+ *                          default 0: 50 when the data have more features; -1: none)
+ *   gmm_params_set_double: min_dist (0..1, default 0: packed clusters), knn_power (values
+ *                          raised to it before the axes; default 0: 0.5 with axes when none
+ *                          is negative, else 1; 0..1), knn_whiten (coordinates on the axes
+ *                          divided by variance^(knn_whiten/2); default 0: 0.5 with axes;
+ *                          -1: none; 0..1)
  * The embedding uses random_state as its seed and runs on the fit's device (the GPU when
  * device is auto or gpu and one is there); the same data, seed and device give the same
  * embedding. In a umap space the clusters are found far more often from several starts:

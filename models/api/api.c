@@ -157,6 +157,13 @@ int gmm_params_set_double(gmm_params *params, const char *name, double value)
     if (!params || !name) return gmm_api_fail_arg("gmm_params_set_double: params or name is NULL");
     gmm_status status;
     if (gmm_api_bayes_set_double(&params->bayes, name, value, &status)) return gmm_api_finish(status);
+    if (!strcmp(name, "knn_whiten")) { /* -1: none, 0: auto */
+        if (!(value == -1 || (value >= 0 && value <= 1)))
+            return gmm_api_fail_arg("knn_whiten=%g must be -1 (none), 0 (auto) or in (0, 1]",
+                                    value);
+        params->space.knn_whiten = value;
+        return gmm_api_finish(GMM_OK);
+    }
     if (!isfinite(value) || value < 0)
         return gmm_api_fail_arg("%s=%g must be a finite number >= 0", name, value);
     if (!strcmp(name, "tol") && value > GMM_TOL_MAX)
@@ -169,7 +176,11 @@ int gmm_params_set_double(gmm_params *params, const char *name, double value)
     else if (!strcmp(name, "reg_covar")) params->options.reg_covar = value;
     else if (!strcmp(name, "min_dist") && value <= 1) params->space.min_dist = value;
     else if (!strcmp(name, "min_dist")) return gmm_api_fail_arg("min_dist=%g must be in 0..1", value);
+    else if (!strcmp(name, "knn_power") && value <= 1) params->space.knn_power = value;
+    else if (!strcmp(name, "knn_power"))
+        return gmm_api_fail_arg("knn_power=%g must be 0 (auto) or in (0, 1]", value);
     else return gmm_api_fail_arg("unknown real parameter '%s' (tol, reg_covar, min_dist, "
+                         "knn_power, knn_whiten, "
                          "weight_concentration_prior, mean_precision_prior, "
                          "degrees_of_freedom_prior)", name);
     return gmm_api_finish(GMM_OK);

@@ -38,6 +38,7 @@ gmm_status gmm_api_umap_embed(const void *X, int64_t n, int dim, int dtype, doub
     const gmm_umap_options o = {.n_neighbors = p->n_neighbors, .n_dims = p->embed_dims,
                                 .min_dist = p->min_dist, .n_epochs = p->n_epochs,
                                 .metric = (gmm_umap_metric)p->metric, .knn_pca = p->knn_pca,
+                                .knn_power = p->knn_power, .knn_whiten = p->knn_whiten,
                                 .map_dims = 0, .seed = seed};
     st = gmm_umap_embed(xf, n, dim, images, &o, gpu, umap, NULL);
     free(owned);

@@ -31,16 +31,25 @@ static gmm_status nearest(const float *queries, int64_t m, const float *refs, in
     return knn_cpu_blas(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, index, dist);
 }
 
+/* sign(v) |v|^power: the space's knn_power, applied to every value before the neighbours. */
+static double signed_power(double v, double power)
+{
+    if (power == 1.0) return v;
+    const double m = power == 0.5 ? sqrt(fabs(v)) : pow(fabs(v), power);
+    return v < 0 ? -m : m;
+}
+
 /* The PCA the neighbours are found in: fitted on the host (the same axes on either device) to
- * at most GMM_UMAP_PCA_SAMPLE evenly spaced rows of X. */
-static gmm_status fit_knn_pca(const float *X, int64_t n, int dim, int axes, gmm_projection **out)
+ * at most GMM_UMAP_PCA_SAMPLE evenly spaced rows of X, each value raised to power first. */
+static gmm_status fit_knn_pca(const float *X, int64_t n, int dim, int axes, double power,
+                              gmm_projection **out)
 {
     const int64_t m = n < GMM_UMAP_PCA_SAMPLE ? n : GMM_UMAP_PCA_SAMPLE;
     double *sample = malloc(sizeof(double) * (size_t)m * dim);
     if (!sample) return gmm_error(GMM_ERR_NOMEM, "umap: out of memory for the PCA sample");
     for (int64_t i = 0; i < m; i++) {
         const float *row = X + (size_t)(i * n / m) * dim;
-        for (int c = 0; c < dim; c++) sample[(size_t)i * dim + c] = row[c];
+        for (int c = 0; c < dim; c++) sample[(size_t)i * dim + c] = signed_power(row[c], power);
     }
     gmm_status st = gmm_projection_fit(sample, m, dim, axes, 0, NULL, out);
     free(sample);
@@ -48,32 +57,42 @@ static gmm_status fit_knn_pca(const float *X, int64_t n, int dim, int axes, gmm_
 }
 
 /* The rows the neighbours are found among: X itself (*prepared NULL, *prepared_dim dim), or X
- * projected on the space's principal axes and, for the cosine metric, scaled to unit length
- * (*prepared: n x *prepared_dim float32, the caller frees it). */
+ * raised to the space's power, projected on its principal axes (the coordinates divided by
+ * variance^(whiten/2)) and, for the cosine metric, scaled to unit length (*prepared: n x
+ * *prepared_dim float32, the caller frees it). */
 static gmm_status prepare_rows(const gmm_umap_space *s, const float *X, int64_t n,
                                float **prepared, int *prepared_dim)
 {
     const int dim = s->input_dim, p = s->knn_pca ? s->knn_pca->n_axes : dim;
     *prepared = NULL;
     *prepared_dim = p;
-    if (!s->knn_pca && s->metric == GMM_UMAP_EUCLIDEAN) return GMM_OK;
+    if (!s->knn_pca && s->metric == GMM_UMAP_EUCLIDEAN && s->knn_power == 1.0) return GMM_OK;
     enum { CHUNK = 4096 };
     float *out = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1) * p);
     double *in = s->knn_pca ? malloc(sizeof(double) * CHUNK * dim) : NULL;
     double *z = s->knn_pca ? malloc(sizeof(double) * CHUNK * p) : NULL;
+    double *scale = s->knn_pca ? malloc(sizeof(double) * p) : NULL;
     gmm_status st = GMM_OK;
-    if (!out || (s->knn_pca && (!in || !z))) {
+    if (!out || (s->knn_pca && (!in || !z || !scale))) {
         st = gmm_error(GMM_ERR_NOMEM, "umap: out of memory for %lld projected images",
                        (long long)n);
         goto done;
     }
+    /* an axis without variance (all the PCA's sample alike along it) is left out when whitening */
+    for (int c = 0; c < p && s->knn_pca; c++) {
+        const double var = s->knn_pca->explained_variance[c];
+        scale[c] = s->knn_whiten == 0.0 ? 1.0 : var > 0 ? pow(var, -s->knn_whiten / 2) : 0.0;
+    }
     for (int64_t i0 = 0; i0 < n && s->knn_pca; i0 += CHUNK) {
         const int64_t rows = n - i0 < CHUNK ? n - i0 : CHUNK;
-        for (size_t e = 0; e < (size_t)rows * dim; e++) in[e] = X[(size_t)i0 * dim + e];
+        for (size_t e = 0; e < (size_t)rows * dim; e++)
+            in[e] = signed_power(X[(size_t)i0 * dim + e], s->knn_power);
         if ((st = gmm_projection_apply(s->knn_pca, in, rows, NULL, z)) != GMM_OK) goto done;
-        for (size_t e = 0; e < (size_t)rows * p; e++) out[(size_t)i0 * p + e] = (float)z[e];
+        for (size_t e = 0; e < (size_t)rows * p; e++)
+            out[(size_t)i0 * p + e] = (float)(z[e] * scale[e % p]);
     }
-    if (!s->knn_pca) memcpy(out, X, sizeof(float) * (size_t)n * dim);
+    if (!s->knn_pca)
+        for (size_t e = 0; e < (size_t)n * dim; e++) out[e] = (float)signed_power(X[e], s->knn_power);
     if (s->metric == GMM_UMAP_COSINE)
         for (int64_t i = 0; i < n; i++) {
             float *row = out + (size_t)i * p;
@@ -89,6 +108,7 @@ done:
     free(out);
     free(in);
     free(z);
+    free(scale);
     return st;
 }
 
@@ -259,6 +279,19 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
         return gmm_error(GMM_ERR_ARG, "umap embedding: %d principal axes for the neighbours, but "
                          "the data have %d values per sample and %lld samples", pca_axes, dim,
                          (long long)n);
+    const double asked_power = o ? o->knn_power : 0, asked_whiten = o ? o->knn_whiten : 0;
+    if (!(asked_power >= 0 && asked_power <= 1) || !(asked_whiten <= 1) ||
+        (asked_whiten > 0 && !pca_axes))
+        return gmm_error(GMM_ERR_ARG, "umap embedding: power %g (must be in (0, 1]) and "
+                         "whitening %g (at most 1, and only with principal axes)", asked_power,
+                         asked_whiten);
+    int negative = 0;
+    for (size_t e = 0; pca_axes && asked_power == 0 && !negative && e < (size_t)n * dim; e++)
+        negative = X[e] < 0;
+    const double power = asked_power > 0 ? asked_power
+                         : pca_axes && !negative ? GMM_UMAP_POWER : 1.0;
+    const double whiten = asked_whiten > 0 ? asked_whiten
+                          : asked_whiten == 0 && pca_axes ? GMM_UMAP_WHITEN : 0.0;
     if (k < 2 || k > 128 || n < k + 2 || D + 1 >= n || D > 100 || (map_dims != 0 && map_dims != 2))
         return gmm_error(GMM_ERR_ARG, "umap embedding: %lld images, %d neighbours (2..128, fewer "
                          "than the images less 1) and %d dimensions (1..100)", (long long)n, k, D);
@@ -283,11 +316,12 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     *s = (gmm_umap_space){.n_train = n, .input_dim = dim, .n_neighbors = k, .n_dims = D,
                           .map_dims = map_dims, .n_epochs = epochs, .min_dist = min_dist,
                           .spread = spread, .a = a, .b = b, .seed = seed, .metric = metric,
+                          .knn_power = power, .knn_whiten = whiten,
                           .images = s->images, .values = s->values, .embedding = s->embedding,
                           .map = s->map};
     if (pca_axes) {
         step(o, "principal axes", t0);
-        if ((st = fit_knn_pca(X, n, dim, pca_axes, &s->knn_pca)) != GMM_OK) goto fail;
+        if ((st = fit_knn_pca(X, n, dim, pca_axes, power, &s->knn_pca)) != GMM_OK) goto fail;
     }
     const double t_pca = now_seconds();
     step(o, "neighbours", t0);

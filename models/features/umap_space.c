@@ -18,7 +18,8 @@ gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors,
     gmm_umap_space *s = calloc(1, sizeof *s);
     if (!s) return gmm_error(GMM_ERR_NOMEM, "out of memory for the umap space");
     *s = (gmm_umap_space){.n_train = n_train, .input_dim = input_dim, .n_neighbors = n_neighbors,
-                          .n_dims = n_dims, .map_dims = map_dims, .metric = GMM_UMAP_EUCLIDEAN};
+                          .n_dims = n_dims, .map_dims = map_dims, .metric = GMM_UMAP_EUCLIDEAN,
+                          .knn_power = 1.0};
     const size_t inputs = (size_t)n_train * (size_t)input_dim;
     if (storage == GMM_UMAP_KEEPS_IMAGES) s->images = calloc(inputs, 1);
     else s->values = calloc(inputs, sizeof(float));
@@ -103,6 +104,11 @@ gmm_status gmm_umap_space_check(const gmm_umap_space *s, int model_dim)
     if (s->metric != GMM_UMAP_EUCLIDEAN && s->metric != GMM_UMAP_COSINE)
         return gmm_error(GMM_ERR_FORMAT, "umap space: metric %d (1: euclidean, 2: cosine)",
                          (int)s->metric);
+    if (!(s->knn_power > 0 && s->knn_power <= 1) ||
+        !(s->knn_whiten >= 0 && s->knn_whiten <= 1) || (s->knn_whiten > 0 && !s->knn_pca))
+        return gmm_error(GMM_ERR_FORMAT, "umap space: power %g (must be in (0, 1]) and whitening "
+                         "%g (in [0, 1]; 0 without principal axes, and it has %s)", s->knn_power,
+                         s->knn_whiten, s->knn_pca ? "them" : "none");
     if (s->knn_pca) {
         if (s->knn_pca->input_dim != s->input_dim || s->knn_pca->whiten)
             return gmm_error(GMM_ERR_FORMAT, "umap space: the neighbours' projection is from %d "

@@ -40,8 +40,13 @@ typedef struct {
     double min_dist, spread, a, b; /* the curve 1 / (1 + a d^(2b)) fitted to min_dist, spread */
     uint64_t seed;
     gmm_umap_metric metric;   /* euclidean or cosine (never auto) */
+    double knn_power;         /* every value v becomes sign(v) |v|^knn_power before the
+                                 neighbours are found (1: as it is; 0.5: the square root) */
     gmm_projection *knn_pca;  /* NULL, or the principal axes the neighbours are found in: of the
-                                 training data as the model sees them (after the blur) */
+                                 training data as the model sees them (after the blur and the
+                                 power) */
+    double knn_whiten;        /* the coordinates on those axes divided by variance^(knn_whiten/2)
+                                 (0: not; 1: whitened), before the metric; 0 without axes */
     /* exactly one of images and values is set: */
     uint8_t *images;    /* n_train x input_dim: the training images as read (pixel = byte / 255,
                            before the model's blur, which placing a new image applies again) */
@@ -52,8 +57,8 @@ typedef struct {
 } gmm_umap_space;
 
 /* A UMAP space of the given sizes keeping its training data as storage says (images or
- * values, the other NULL), arrays zeroed, settings zero, metric euclidean and no projection
- * (free with gmm_umap_space_free). */
+ * values, the other NULL), arrays zeroed, settings zero, metric euclidean, power 1 and no
+ * projection (free with gmm_umap_space_free). */
 gmm_status gmm_umap_space_alloc(int64_t n_train, int input_dim, int n_neighbors, int n_dims,
                                 int map_dims, gmm_umap_storage storage, gmm_umap_space **out);
 /* Which of the two the space keeps. */
@@ -62,8 +67,9 @@ void gmm_umap_space_free(gmm_umap_space *space); /* accepts NULL */
 gmm_status gmm_umap_space_copy(const gmm_umap_space *src, gmm_umap_space **out);
 /* A loaded space under a mixture of dimension model_dim: sizes that agree, neighbours in
  * [2, 128], exactly one of images and values, finite values and coordinates, a > 0,
- * b in (0, 2], 0 <= min_dist <= spread, epochs >= 1, a metric of euclidean or cosine and a
- * projection (when there is one) from input_dim values that passes gmm_projection_check.
+ * b in (0, 2], 0 <= min_dist <= spread, epochs >= 1, a metric of euclidean or cosine, a
+ * power in (0, 1], a whitening in [0, 1] (0 without a projection) and a projection (when there
+ * is one) from input_dim values that passes gmm_projection_check.
  * GMM_ERR_FORMAT naming the fault. */
 gmm_status gmm_umap_space_check(const gmm_umap_space *space, int model_dim);
 

@@ -60,14 +60,25 @@ static size_t umap_bytes(const gmm_umap_space *u)
            4 * (size_t)u->n_train * (size_t)(u->n_dims + u->map_dims);
 }
 
-/* A neighbours section: u32 metric, u32 axes (0: none), u32 input_dim, u32 0, then with axes
- * the total variance, the mean (input_dim), the explained variances (axes) and the axes
- * (axes x input_dim), float64. Written when the space differs from euclidean on the input. */
+/* Whether a umap neighbours section carries the power and whitening (flag 1 in its fourth word):
+ * only when either differs from none, so older spaces are written as they were. */
+static int prepares_values(const gmm_umap_space *u)
+{
+    return u->knn_power != 1.0 || u->knn_whiten != 0.0;
+}
+
+/* A neighbours section: u32 metric, u32 axes (0: none), u32 input_dim, u32 flag (0 or 1); with
+ * the flag the power and the whitening (float64); then with axes the total variance, the mean
+ * (input_dim), the explained variances (axes) and the axes (axes x input_dim), float64. Written
+ * when the space differs from euclidean on the input as it is. */
+
 static size_t neighbours_bytes(const gmm_umap_space *u)
 {
     const gmm_projection *p = u->knn_pca;
-    return 16 + (p ? 8 * (1 + (size_t)p->input_dim + (size_t)p->n_axes * (1 + (size_t)p->input_dim))
-                   : 0);
+    const size_t axes = p ? 8 * (1 + (size_t)p->input_dim +
+                                 (size_t)p->n_axes * (1 + (size_t)p->input_dim))
+                          : 0;
+    return 16 + (prepares_values(u) ? 16 : 0) + axes;
 }
 
 static void put_neighbours(writer *w, const gmm_umap_space *u)
@@ -76,7 +87,11 @@ static void put_neighbours(writer *w, const gmm_umap_space *u)
     put_u32(w, (uint32_t)u->metric);
     put_u32(w, p ? (uint32_t)p->n_axes : 0);
     put_u32(w, (uint32_t)u->input_dim);
-    put_u32(w, 0);
+    put_u32(w, (uint32_t)prepares_values(u));
+    if (prepares_values(u)) {
+        put_f64(w, u->knn_power);
+        put_f64(w, u->knn_whiten);
+    }
     if (!p) return;
     put_f64(w, p->total_variance);
     put_f64_array(w, p->mean, (size_t)p->input_dim);
@@ -87,18 +102,23 @@ static void put_neighbours(writer *w, const gmm_umap_space *u)
 static gmm_status read_neighbours(const char *path, reader *r, uint64_t length, gmm_model *m)
 {
     gmm_umap_space *u = gmm_space_umap(m->space);
-    uint32_t metric = 0, axes = 0, q = 0, zero = 0;
+    uint32_t metric = 0, axes = 0, q = 0, prepared = 0;
     if (!u)
         return gmm_error(GMM_ERR_FORMAT, "%s: a umap neighbours section without a umap space "
                          "before it", path);
-    int bad = get_u32(r, &metric) | get_u32(r, &axes) | get_u32(r, &q) | get_u32(r, &zero);
-    if (bad || zero != 0 || q != (uint32_t)u->input_dim || axes > q ||
+    int bad = get_u32(r, &metric) | get_u32(r, &axes) | get_u32(r, &q) | get_u32(r, &prepared);
+    if (bad || prepared > 1 || q != (uint32_t)u->input_dim || axes > q ||
         (metric != GMM_UMAP_EUCLIDEAN && metric != GMM_UMAP_COSINE) ||
-        length != 16 + (axes ? 8 * (1 + (uint64_t)q + (uint64_t)axes * (1 + (uint64_t)q)) : 0))
+        length != 16 + 16ull * prepared +
+                      (axes ? 8 * (1 + (uint64_t)q + (uint64_t)axes * (1 + (uint64_t)q)) : 0))
         return gmm_error(GMM_ERR_FORMAT, "%s: invalid umap neighbours section (metric %u, %u "
-                         "axes of %u values for a space of %d, %llu bytes)", path, metric, axes,
-                         q, u->input_dim, (unsigned long long)length);
+                         "axes of %u values for a space of %d, flag %u, %llu bytes)", path,
+                         metric, axes, q, u->input_dim, prepared, (unsigned long long)length);
     u->metric = (gmm_umap_metric)metric;
+    if (prepared) { /* checked with the space (gmm_umap_space_check) */
+        get_f64(r, &u->knn_power);
+        get_f64(r, &u->knn_whiten);
+    }
     if (!axes) return GMM_OK;
     gmm_projection *p = NULL;
     gmm_status st = gmm_projection_alloc((int)q, (int)axes, 0, &p);
@@ -185,7 +205,7 @@ gmm_status model_sections_encode(const gmm_model *m, unsigned char **bytes, size
     if (u) {
         umap_len = umap_bytes(u);
         total += SECTION_HEAD + umap_len + pad8(umap_len);
-        if (u->metric != GMM_UMAP_EUCLIDEAN || u->knn_pca) {
+        if (u->metric != GMM_UMAP_EUCLIDEAN || u->knn_pca || prepares_values(u)) {
             nb_len = neighbours_bytes(u);
             total += SECTION_HEAD + nb_len; /* a multiple of 8 */
         }

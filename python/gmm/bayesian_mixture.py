@@ -24,7 +24,7 @@ class BayesianGaussianMixture(GaussianMixture):
     # GaussianMixture's parameters that this model does not have (scikit-learn's neither)
     weights_init = means_init = precisions_init = None
     space, n_neighbors, embed_dims, min_dist, n_epochs = "pixels", 15, 10, 0.0, None
-    metric, knn_pca = "auto", None
+    metric, knn_pca, knn_power, knn_whiten = "auto", None, None, None
 
     def __init__(self, *, n_components=1, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans",

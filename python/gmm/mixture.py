@@ -153,7 +153,10 @@ class GaussianMixture(*_BASES):
     mixture's dimension), min_dist (0..1), n_epochs (None: 500) and metric ("auto",
     "euclidean", "cosine") are umap-learn's parameters; knn_pca (None: 50 when X has more
     features, else none; 0: none) projects X onto its top principal axes before the neighbours
-    are found, and metric "auto" is cosine there, else euclidean; random_state seeds the
+    are found, and metric "auto" is cosine there, else euclidean; before the axes knn_power
+    (None: 0.5, the square root, when X has no negative value; 1: none) raises every value to
+    that power, and on them knn_whiten (None: 0.5; 0: none; 1: whitened) divides each
+    coordinate by its axis's variance to the power knn_whiten / 2; random_state seeds the
     embedding too. predict, predict_proba,
     score_samples, score, bic and aic take X of the original feature count, place it in the
     embedding (umap-learn's transform) and score the places; transform(X) returns them and
@@ -167,7 +170,7 @@ class GaussianMixture(*_BASES):
                  means_init=None, precisions_init=None, random_state=None, warm_start=False,
                  verbose=0, verbose_interval=10, device="auto", precision="fp64",
                  space="pixels", n_neighbors=15, embed_dims=10, min_dist=0.0, n_epochs=None,
-                 metric="auto", knn_pca=None):
+                 metric="auto", knn_pca=None, knn_power=None, knn_whiten=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -191,6 +194,8 @@ class GaussianMixture(*_BASES):
         self.n_epochs = n_epochs
         self.metric = metric
         self.knn_pca = knn_pca
+        self.knn_power = knn_power
+        self.knn_whiten = knn_whiten
 
     # ---- parameters --------------------------------------------------------------------
     def _seed(self):
@@ -238,6 +243,12 @@ class GaussianMixture(*_BASES):
             integer("n_epochs", 1, 100000)
         if self.knn_pca is not None:
             integer("knn_pca", 0, 100000)
+        if self.knn_power is not None:
+            real("knn_power", 1)
+            if self.knn_power == 0:
+                raise ValueError("knn_power=0 must be above 0 (1: the values as they are).")
+        if self.knn_whiten is not None:
+            real("knn_whiten", 1)
         choices = {"covariance_type": ("full", "tied", "diag", "spherical"),
                    "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn", "spectral"),
                    "device": ("auto", "cpu", "gpu"), "precision": ("fp64", "fp32", "tf32"),
@@ -291,6 +302,9 @@ class GaussianMixture(*_BASES):
                 _check(lib.gmm_params_set_int(p, b"metric", _METRICS.index(self.metric)))
                 pca = {None: 0, 0: -1}.get(self.knn_pca, self.knn_pca)  # auto, none or D axes
                 _check(lib.gmm_params_set_int(p, b"knn_pca", pca))
+                _check(lib.gmm_params_set_double(p, b"knn_power", float(self.knn_power or 0)))
+                whiten = -1.0 if self.knn_whiten == 0 else float(self.knn_whiten or 0)
+                _check(lib.gmm_params_set_double(p, b"knn_whiten", whiten))
             if "weights_init" in arrays:
                 _check(lib.gmm_params_set_weights_init(p, _dptr(arrays["weights_init"]),
                                                        self.n_components))
