@@ -117,7 +117,7 @@ START_TEST(test_umap_digits)
     ck_assert_ptr_nonnull(acc);
     const double accuracy = strtod(acc + 9, NULL);
     printf("umap digits: 3000 training digits, accuracy %.4f\n", accuracy);
-    ck_assert_double_ge(accuracy, 0.70); /* 0.731 here; the full 19690 give 0.93 */
+    ck_assert_double_ge(accuracy, 0.80); /* 0.865 here; the full 19690 give 0.93 */
     free(out);
     rc = tu_sh(&out, "$B/gmm-predict d.bin --limit 2000 --device cpu --map ''");
     ck_assert_msg(rc == 0, "gmm-predict: %s", out);

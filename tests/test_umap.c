@@ -200,7 +200,7 @@ static void small_umap_model(gmm_model *m, gmm_umap_storage storage)
     *u = (gmm_umap_space){.n_train = 5, .input_dim = 3, .n_neighbors = 2, .n_dims = 2,
                           .map_dims = 2, .n_epochs = 200, .min_dist = 0, .spread = 1,
                           .a = 1.8956, .b = 0.8006, .seed = 42, .metric = GMM_UMAP_EUCLIDEAN,
-                          .images = u->images,
+                          .knn_power = 1, .images = u->images,
                           .values = u->values, .embedding = u->embedding, .map = u->map};
     for (int i = 0; i < 15; i++) {
         if (u->images) u->images[i] = (uint8_t)(17 * i);

@@ -1,10 +1,11 @@
-/* Check suite for how the UMAP space finds neighbours (models/features/umap.h: its metric and
- * principal axes) and their place in the model file: cosine distances against a direct
- * 1 - cos, distances among the principal axes against a direct projection, the automatic choice
- * (cosine among 50 axes above 50 values, else euclidean in the data), cosine blind to each
- * image's length (the same embedding bit for bit), the metric and axes through save and load
- * with the same places for new points, forged neighbour sections refused, and on a GPU the same
- * neighbours as on the CPU. */
+/* Check suite for how the UMAP space finds neighbours (models/features/umap.h: its metric, power,
+ * principal axes and whitening) and their place in the model file: cosine distances against a
+ * direct 1 - cos, distances among the principal axes (of the values' square roots, whitened or
+ * not) against a direct projection, the automatic choice (above 50 values: cosine among 50
+ * axes scaled by variance^-1/4, of the pixels' square roots for images; else euclidean in the
+ * data), cosine blind to each image's length (the same embedding bit for bit), the settings and
+ * axes through save and load with the same places for new points, forged neighbour sections
+ * refused, and on a GPU the same neighbours as on the CPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,12 +78,17 @@ static double *widen(const float *x, size_t n)
     return d;
 }
 
-/* The space's neighbours of M queries among N rows against the direct computation. */
-static void check_against_direct(gmm_umap_metric metric, int axes)
+/* The space's neighbours of M queries among N rows against the direct computation: the values
+ * raised to power (every query's first one negative, for the sign), projected on the axes, each
+ * coordinate divided by variance^(whiten/2). */
+static void check_against_direct(gmm_umap_metric metric, int axes, double power, double whiten)
 {
     enum { N = 120, M = 30 };
     float *X = patterned(N, WIDE, 3), *Q = patterned(M, WIDE, 4);
+    for (int q = 0; q < M; q++) Q[q * WIDE] = -Q[q * WIDE];
     double *Xd = widen(X, (size_t)N * WIDE), *Qd = widen(Q, (size_t)M * WIDE);
+    for (int e = 0; e < N * WIDE; e++) Xd[e] = pow(Xd[e], power);
+    for (int e = 0; e < M * WIDE; e++) Qd[e] = Qd[e] < 0 ? -pow(-Qd[e], power) : pow(Qd[e], power);
     gmm_projection *pca = NULL;
     int p = WIDE;
     double *R = Xd, *Y = Qd;
@@ -93,8 +99,15 @@ static void check_against_direct(gmm_umap_metric metric, int axes)
         TU_CHECK_OK(gmm_projection_apply(pca, Xd, N, NULL, R));
         TU_CHECK_OK(gmm_projection_apply(pca, Qd, M, NULL, Y));
         p = axes;
+        for (int c = 0; c < axes; c++) {
+            const double scale = pow(pca->explained_variance[c], -whiten / 2);
+            for (int i = 0; i < N; i++) R[i * axes + c] *= scale;
+            for (int q = 0; q < M; q++) Y[q * axes + c] *= scale;
+        }
     }
     gmm_umap_space *s = bare_space(N, WIDE, metric, pca);
+    s->knn_power = power;
+    s->knn_whiten = whiten;
     int32_t index[M * K];
     float dist[M * K];
     double best[M * K];
@@ -102,8 +115,8 @@ static void check_against_direct(gmm_umap_metric metric, int axes)
     direct_nearest(Y, M, R, N, p, metric == GMM_UMAP_COSINE, best);
     for (int e = 0; e < M * K; e++)
         ck_assert_msg(fabs(dist[e] - best[e]) <= 2e-5 * (1 + best[e]),
-                      "metric %d, %d axes, entry %d: %.8f against %.8f directly", metric, axes,
-                      e, dist[e], best[e]);
+                      "metric %d, %d axes, power %g, whiten %g, entry %d: %.8f against %.8f "
+                      "directly", metric, axes, power, whiten, e, dist[e], best[e]);
     /* the training rows themselves: each its own nearest, at distance 0 */
     int32_t self_index[N * K];
     float self_dist[N * K];
@@ -122,48 +135,88 @@ static void check_against_direct(gmm_umap_metric metric, int axes)
 
 START_TEST(cosine_distances_are_one_minus_cos)
 {
-    check_against_direct(GMM_UMAP_COSINE, 0);
-    check_against_direct(GMM_UMAP_EUCLIDEAN, 0);
+    check_against_direct(GMM_UMAP_COSINE, 0, 1, 0);
+    check_against_direct(GMM_UMAP_EUCLIDEAN, 0, 1, 0);
+    check_against_direct(GMM_UMAP_EUCLIDEAN, 0, 0.5, 0);
 }
 END_TEST
 
 START_TEST(distances_among_principal_axes)
 {
-    check_against_direct(GMM_UMAP_COSINE, 5);
-    check_against_direct(GMM_UMAP_EUCLIDEAN, 5);
+    check_against_direct(GMM_UMAP_COSINE, 5, 1, 0);
+    check_against_direct(GMM_UMAP_EUCLIDEAN, 5, 1, 0);
+    check_against_direct(GMM_UMAP_COSINE, 5, 0.5, 0.5);
+    check_against_direct(GMM_UMAP_EUCLIDEAN, 5, 0.25, 1);
 }
 END_TEST
+
+static gmm_umap_space *embed_images(const float *X, const uint8_t *images, int n, int dim,
+                                    gmm_umap_metric metric, int knn_pca, double power,
+                                    double whiten, gmm_status expect)
+{
+    const gmm_umap_options o = {.n_neighbors = 10, .n_dims = 3, .n_epochs = 50, .seed = 11,
+                                .metric = metric, .knn_pca = knn_pca, .knn_power = power,
+                                .knn_whiten = whiten};
+    gmm_umap_space *s = NULL;
+    ck_assert_int_eq(gmm_umap_embed(X, n, dim, images, &o, NULL, &s, NULL), expect);
+    return s;
+}
+
+static gmm_umap_space *embed_prepared(const float *X, int n, int dim, gmm_umap_metric metric,
+                                      int knn_pca, double power, double whiten,
+                                      gmm_status expect)
+{
+    return embed_images(X, NULL, n, dim, metric, knn_pca, power, whiten, expect);
+}
 
 static gmm_umap_space *embed(const float *X, int n, int dim, gmm_umap_metric metric,
                              int knn_pca, gmm_status expect)
 {
-    const gmm_umap_options o = {.n_neighbors = 10, .n_dims = 3, .n_epochs = 50, .seed = 11,
-                                .metric = metric, .knn_pca = knn_pca};
-    gmm_umap_space *s = NULL;
-    ck_assert_int_eq(gmm_umap_embed(X, n, dim, NULL, &o, NULL, &s, NULL), expect);
-    return s;
+    return embed_prepared(X, n, dim, metric, knn_pca, 0, 0, expect);
 }
 
 START_TEST(automatic_choice)
 {
     enum { N = 300, NARROW = 12 };
     float *X = patterned(N, WIDE, 5), *narrow = patterned(N, NARROW, 5);
-    /* above 50 values: cosine among the top 50 axes, those of the data's own PCA */
-    gmm_umap_space *s = embed(X, N, WIDE, GMM_UMAP_METRIC_AUTO, 0, GMM_OK);
+    uint8_t *bytes = malloc((size_t)N * WIDE);
+    for (int e = 0; e < N * WIDE; e++) { /* X as images: bytes / 255 */
+        bytes[e] = (uint8_t)fmin(255, lround(X[e] * 60));
+        X[e] = (float)(bytes[e] / 255.0);
+    }
+    /* images of more than 50 pixels: cosine among the top 50 axes, those of the PCA of the
+     * pixels' square roots, each coordinate divided by variance^(1/4) */
+    gmm_umap_space *s = embed_images(X, bytes, N, WIDE, GMM_UMAP_METRIC_AUTO, 0, 0, 0, GMM_OK);
     ck_assert_int_eq(s->metric, GMM_UMAP_COSINE);
     ck_assert_ptr_nonnull(s->knn_pca);
     ck_assert_int_eq(s->knn_pca->n_axes, GMM_UMAP_PCA);
+    ck_assert_double_eq(s->knn_power, 0.5);
+    ck_assert_double_eq(s->knn_whiten, 0.5);
     double *Xd = widen(X, (size_t)N * WIDE);
+    for (int e = 0; e < N * WIDE; e++) Xd[e] = sqrt(Xd[e]);
     gmm_projection *direct = NULL;
     TU_CHECK_OK(gmm_projection_fit(Xd, N, WIDE, GMM_UMAP_PCA, 0, NULL, &direct));
     for (int e = 0; e < GMM_UMAP_PCA * WIDE; e++)
         ck_assert_double_le(fabs(s->knn_pca->components[e] - direct->components[e]), 1e-12);
     TU_CHECK_OK(gmm_umap_space_check(s, 3));
     gmm_umap_space_free(s);
-    /* 50 values or fewer: euclidean in the data; asked for: cosine without axes, 7 axes */
+    /* the same values given as values, not images: no square root, the whitening kept; asked
+     * for: both none */
+    s = embed(X, N, WIDE, GMM_UMAP_METRIC_AUTO, 0, GMM_OK);
+    ck_assert_double_eq(s->knn_power, 1);
+    ck_assert_double_eq(s->knn_whiten, 0.5);
+    gmm_umap_space_free(s);
+    s = embed_images(X, bytes, N, WIDE, GMM_UMAP_METRIC_AUTO, 0, 1, -1, GMM_OK);
+    ck_assert_double_eq(s->knn_power, 1);
+    ck_assert_double_eq(s->knn_whiten, 0);
+    gmm_umap_space_free(s);
+    /* 50 values or fewer: euclidean in the data as they are; asked for: cosine without axes,
+     * 7 axes */
     s = embed(narrow, N, NARROW, GMM_UMAP_METRIC_AUTO, 0, GMM_OK);
     ck_assert_int_eq(s->metric, GMM_UMAP_EUCLIDEAN);
     ck_assert_ptr_null(s->knn_pca);
+    ck_assert_double_eq(s->knn_power, 1);
+    ck_assert_double_eq(s->knn_whiten, 0);
     gmm_umap_space_free(s);
     s = embed(X, N, WIDE, GMM_UMAP_COSINE, -1, GMM_OK);
     ck_assert_int_eq(s->metric, GMM_UMAP_COSINE);
@@ -173,11 +226,16 @@ START_TEST(automatic_choice)
     ck_assert_int_eq(s->metric, GMM_UMAP_COSINE);
     ck_assert_int_eq(s->knn_pca->n_axes, 7);
     gmm_umap_space_free(s);
-    /* nonsense: more axes than values, an unknown metric */
+    /* nonsense: more axes than values, an unknown metric, a power above 1 or NaN, a whitening
+     * above 1 or without axes */
     ck_assert_ptr_null(embed(narrow, N, NARROW, GMM_UMAP_METRIC_AUTO, 13, GMM_ERR_ARG));
     ck_assert_ptr_null(embed(narrow, N, NARROW, (gmm_umap_metric)7, 0, GMM_ERR_ARG));
+    ck_assert_ptr_null(embed_prepared(X, N, WIDE, GMM_UMAP_METRIC_AUTO, 0, 1.5, 0, GMM_ERR_ARG));
+    ck_assert_ptr_null(embed_prepared(X, N, WIDE, GMM_UMAP_METRIC_AUTO, 0, NAN, 0, GMM_ERR_ARG));
+    ck_assert_ptr_null(embed_prepared(X, N, WIDE, GMM_UMAP_METRIC_AUTO, 0, 0, 2, GMM_ERR_ARG));
+    ck_assert_ptr_null(embed_prepared(X, N, WIDE, GMM_UMAP_METRIC_AUTO, -1, 0, 0.5, GMM_ERR_ARG));
     gmm_projection_free(direct);
-    free(Xd), free(X), free(narrow);
+    free(Xd), free(X), free(narrow), free(bytes);
 }
 END_TEST
 
@@ -200,12 +258,13 @@ START_TEST(cosine_ignores_each_images_length)
 }
 END_TEST
 
-/* A model holding a small cosine space with 5 principal axes (the space's values kept). */
+/* A model holding a small cosine space with 5 principal axes of the values' square roots,
+ * half-whitened (the space's values kept). */
 static void model_with_axes(gmm_model *m, float **X_out)
 {
     enum { N = 200 };
     float *X = patterned(N, WIDE, 8);
-    gmm_umap_space *s = embed(X, N, WIDE, GMM_UMAP_COSINE, 5, GMM_OK);
+    gmm_umap_space *s = embed_prepared(X, N, WIDE, GMM_UMAP_COSINE, 5, 0.5, 0.5, GMM_OK);
     TU_CHECK_OK(gmm_model_alloc(m, 2, 3, GMM_COV_DIAG));
     m->weights[0] = m->weights[1] = 0.5;
     for (int i = 0; i < 6; i++) {
@@ -232,16 +291,29 @@ START_TEST(metric_and_axes_through_the_file)
     ck_assert_int_eq(memcmp(t->knn_pca->components, s->knn_pca->components,
                             sizeof(double) * 5 * WIDE), 0);
     ck_assert_int_eq(memcmp(t->knn_pca->mean, s->knn_pca->mean, sizeof(double) * WIDE), 0);
+    ck_assert_double_eq(t->knn_power, 0.5);
+    ck_assert_double_eq(t->knn_whiten, 0.5);
     float before[20 * 3], after[20 * 3];
     TU_CHECK_OK(gmm_umap_transform(s, X, Y, 20, NULL, before, NULL));
     TU_CHECK_OK(gmm_umap_transform(t, t->values, Y, 20, NULL, after, NULL));
     ck_assert_int_eq(memcmp(before, after, sizeof before), 0);
     gmm_model_free(&back);
-    /* a euclidean space without axes writes no neighbours section: a file as before */
+    /* without axes: the square root alone goes through the file */
     gmm_umap_space *u = gmm_space_umap(m.space);
     gmm_projection_free(u->knn_pca);
     u->knn_pca = NULL;
     u->metric = GMM_UMAP_EUCLIDEAN;
+    u->knn_whiten = 0;
+    TU_CHECK_OK(gmm_model_save(path, &m));
+    TU_CHECK_OK(gmm_model_load(path, &back));
+    t = gmm_space_umap(back.space);
+    ck_assert_ptr_null(t->knn_pca);
+    ck_assert_double_eq(t->knn_power, 0.5);
+    ck_assert_double_eq(t->knn_whiten, 0);
+    gmm_model_free(&back);
+    /* a euclidean space on the values as they are writes no neighbours section: a file as
+     * before */
+    u->knn_power = 1;
     unsigned char *bytes = NULL;
     size_t n = 0;
     TU_CHECK_OK(model_sections_encode(&m, &bytes, &n));
@@ -276,8 +348,12 @@ START_TEST(forged_neighbour_sections_refused)
         {at + 16, 0, "invalid umap neighbours"},      /* metric 0 (auto is no stored metric) */
         {at + 20, 65, "invalid umap neighbours"},     /* more axes than values */
         {at + 24, 63, "invalid umap neighbours"},     /* another input size */
-        {at + 28, 1, "invalid umap neighbours"},      /* the reserved word */
-        {at + 32 + 8 + 8 * WIDE + 8 * 5 + 7, 0x47, "orthonormal"}, /* an axis far too long */
+        {at + 28, 2, "invalid umap neighbours"},      /* a flag other than 0 or 1 */
+        {at + 28, 0, "invalid umap neighbours"},      /* flag 0 with the power present */
+        {at + 32 + 7, 0x40, "power"},                 /* power 0.5 made 32768 */
+        {at + 32 + 7, 0xbf, "power"},                 /* power -0.5 */
+        {at + 40 + 7, 0x40, "whitening"},             /* whitening 0.5 made 32768 */
+        {at + 48 + 8 + 8 * WIDE + 8 * 5 + 7, 0x47, "orthonormal"}, /* an axis far too long */
     };
     for (size_t f = 0; f < sizeof forgeries / sizeof forgeries[0]; f++) {
         unsigned char *forged = malloc(n);
@@ -321,6 +397,8 @@ START_TEST(gpu_finds_the_cpus_neighbours)
     gmm_projection *pca = NULL;
     TU_CHECK_OK(gmm_projection_fit(Xd, N, WIDE, 10, 0, NULL, &pca));
     gmm_umap_space *s = bare_space(N, WIDE, GMM_UMAP_COSINE, pca);
+    s->knn_power = 0.5;
+    s->knn_whiten = 0.5;
     gmm_gpu *gpu = NULL;
     TU_CHECK_OK(gmm_gpu_create(&gpu));
     int32_t ci[M * K], gi[M * K];

@@ -78,10 +78,10 @@ const char *gmm_code_name(int code);
  *                          cosine), knn_pca (principal axes the neighbours are found among;
  *                          default 0: 50 when the data have more features; -1: none)
  *   gmm_params_set_double: min_dist (0..1, default 0: packed clusters), knn_power (values
- *                          raised to it before the axes; default 0: 0.5 with axes when none
- *                          is negative, else 1; 0..1), knn_whiten (coordinates on the axes
- *                          divided by variance^(knn_whiten/2); default 0: 0.5 with axes;
- *                          -1: none; 0..1)
+ *                          raised to it before the axes; default 0: 0.5 with axes for uint8
+ *                          data with scale 1/255, else 1; 0..1), knn_whiten (coordinates
+ *                          on the axes divided by variance^(knn_whiten/2); default 0: 0.5
+ *                          with axes; -1: none; 0..1)
  * The embedding uses random_state as its seed and runs on the fit's device (the GPU when
  * device is auto or gpu and one is there); the same data, seed and device give the same
  * embedding. In a umap space the clusters are found far more often from several starts:

@@ -27,7 +27,7 @@ typedef struct {
                         the data have more values; -1: none) */
     double min_dist; /* umap: the curve's min_dist (0; 0..1) */
     double knn_power;  /* umap: values raised to it first (0: auto, 0.5 with the principal axes
-                          when none is negative; (0, 1]) */
+                          for uint8 data with scale 1/255, else 1; (0, 1]) */
     double knn_whiten; /* umap: principal coordinates divided by variance^(knn_whiten/2) (0:
                           auto, 0.5 with the axes; -1: none; (0, 1]) */
 } gmm_api_space;

@@ -285,11 +285,7 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
         return gmm_error(GMM_ERR_ARG, "umap embedding: power %g (must be in (0, 1]) and "
                          "whitening %g (at most 1, and only with principal axes)", asked_power,
                          asked_whiten);
-    int negative = 0;
-    for (size_t e = 0; pca_axes && asked_power == 0 && !negative && e < (size_t)n * dim; e++)
-        negative = X[e] < 0;
-    const double power = asked_power > 0 ? asked_power
-                         : pca_axes && !negative ? GMM_UMAP_POWER : 1.0;
+    const double power = asked_power > 0 ? asked_power : pca_axes && images ? GMM_UMAP_POWER : 1.0;
     const double whiten = asked_whiten > 0 ? asked_whiten
                           : asked_whiten == 0 && pca_axes ? GMM_UMAP_WHITEN : 0.0;
     if (k < 2 || k > 128 || n < k + 2 || D + 1 >= n || D > 100 || (map_dims != 0 && map_dims != 2))

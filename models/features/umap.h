@@ -36,9 +36,9 @@ extern "C" {
  * (knn_pca), and the most images their PCA is fitted to (evenly spaced). */
 #define GMM_UMAP_PCA 50
 #define GMM_UMAP_PCA_SAMPLE 20000
-/* With those axes, unless told otherwise: the values' square root first when none is negative
- * (pixel intensities, counts: it evens out their variance), and the coordinates divided by the
- * square root of each axis's standard deviation (half-way to whitening), before the cosine. */
+/* With those axes, unless told otherwise: for images (bytes) the pixels' square root first (it
+ * evens out the intensities' variance), and the coordinates divided by the square root of each
+ * axis's standard deviation (half-way to whitening), before the cosine. */
 #define GMM_UMAP_POWER 0.5
 #define GMM_UMAP_WHITEN 0.5
 /* The blur (sigma, pixels) gmm-train gives images before a umap space unless told otherwise:
@@ -57,7 +57,7 @@ typedef struct {
     int knn_pca;       /* principal axes the neighbours are found among (0: GMM_UMAP_PCA when
                           the data have more values, else none; < 0: none) */
     double knn_power;  /* each value v becomes sign(v) |v|^knn_power first (0: GMM_UMAP_POWER
-                          with principal axes and no negative value, else 1; else (0, 1]) */
+                          for images with principal axes, else 1; else (0, 1]) */
     double knn_whiten; /* coordinates on the axes divided by variance^(knn_whiten/2) (0:
                           GMM_UMAP_WHITEN with principal axes; < 0: none; else (0, 1], axes needed) */
     int map_dims;      /* 2: also make the 2-D map layout; 0: not */

@@ -154,10 +154,10 @@ class GaussianMixture(*_BASES):
     "euclidean", "cosine") are umap-learn's parameters; knn_pca (None: 50 when X has more
     features, else none; 0: none) projects X onto its top principal axes before the neighbours
     are found, and metric "auto" is cosine there, else euclidean; before the axes knn_power
-    (None: 0.5, the square root, when X has no negative value; 1: none) raises every value to
-    that power, and on them knn_whiten (None: 0.5; 0: none; 1: whitened) divides each
-    coordinate by its axis's variance to the power knn_whiten / 2; random_state seeds the
-    embedding too. predict, predict_proba,
+    (None: 1, the values as they are; 0.5: their square root, which gmm-train takes for
+    images) raises every value to that power, and on them knn_whiten (None: 0.5; 0: none; 1:
+    whitened) divides each coordinate by its axis's variance to the power knn_whiten / 2;
+    random_state seeds the embedding too. predict, predict_proba,
     score_samples, score, bic and aic take X of the original feature count, place it in the
     embedding (umap-learn's transform) and score the places; transform(X) returns them and
     embedding_ holds the training data's. means_ and covariances_ live in the embedding, so
