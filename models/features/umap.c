@@ -47,6 +47,7 @@ static gmm_status fit_knn_pca(const float *X, int64_t n, int dim, int axes, doub
     const int64_t m = n < GMM_UMAP_PCA_SAMPLE ? n : GMM_UMAP_PCA_SAMPLE;
     double *sample = malloc(sizeof(double) * (size_t)m * dim);
     if (!sample) return gmm_error(GMM_ERR_NOMEM, "umap: out of memory for the PCA sample");
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < m; i++) {
         const float *row = X + (size_t)(i * n / m) * dim;
         for (int c = 0; c < dim; c++) sample[(size_t)i * dim + c] = signed_power(row[c], power);
@@ -85,22 +86,28 @@ static gmm_status prepare_rows(const gmm_umap_space *s, const float *X, int64_t 
     }
     for (int64_t i0 = 0; i0 < n && s->knn_pca; i0 += CHUNK) {
         const int64_t rows = n - i0 < CHUNK ? n - i0 : CHUNK;
-        for (size_t e = 0; e < (size_t)rows * dim; e++)
+        const int64_t values = rows * dim, coords = rows * p;
+#pragma omp parallel for schedule(static)
+        for (int64_t e = 0; e < values; e++)
             in[e] = signed_power(X[(size_t)i0 * dim + e], s->knn_power);
         if ((st = gmm_projection_apply(s->knn_pca, in, rows, NULL, z)) != GMM_OK) goto done;
-        for (size_t e = 0; e < (size_t)rows * p; e++)
+#pragma omp parallel for schedule(static)
+        for (int64_t e = 0; e < coords; e++)
             out[(size_t)i0 * p + e] = (float)(z[e] * scale[e % p]);
     }
+    const int64_t all = n * dim;
     if (!s->knn_pca)
-        for (size_t e = 0; e < (size_t)n * dim; e++) out[e] = (float)signed_power(X[e], s->knn_power);
+#pragma omp parallel for schedule(static)
+        for (int64_t e = 0; e < all; e++) out[e] = (float)signed_power(X[e], s->knn_power);
     if (s->metric == GMM_UMAP_COSINE)
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n; i++) {
             float *row = out + (size_t)i * p;
             double sq = 0;
             for (int c = 0; c < p; c++) sq += (double)row[c] * row[c];
             /* a row at the origin stays there: at cosine distance 1/2 from every other */
-            const double scale = sq > 0 ? 1 / sqrt(sq) : 0;
-            for (int c = 0; c < p; c++) row[c] = (float)(row[c] * scale);
+            const double unit = sq > 0 ? 1 / sqrt(sq) : 0;
+            for (int c = 0; c < p; c++) row[c] = (float)(row[c] * unit);
         }
     *prepared = out;
     out = NULL;
