@@ -43,8 +43,8 @@ extern "C" {
 #define GMM_UMAP_WHITEN 0.5
 /* The blur (sigma, pixels) gmm-train gives images before a umap space unless told otherwise:
  * neighbours found by shape rather than by exact stroke position. With the defaults above, on
- * the MNIST digits (seeds 0-7) accuracy 0.924 / NMI 0.865, on Fashion-MNIST (seeds 0-11)
- * 0.591 / 0.648 (docs/spaces.md). */
+ * the MNIST digits (seeds 0-11) accuracy 0.934 / NMI 0.883, on Fashion-MNIST (seeds 0-11)
+ * 0.594 / 0.663 (docs/spaces.md). */
 #define GMM_UMAP_BLUR 0.5
 
 typedef struct {
