@@ -448,6 +448,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                   metric_given || knn_power > 0 || knn_whiten >= 0))
         return cli_error("--embed-dims, --min-dist, --epochs, --knn-pca, --knn-power, "
                          "--knn-whiten, --metric and --map belong to --space umap");
+    if (knn_whiten > 0 && knn_pca == 0)
+        return cli_error("--knn-whiten scales the principal axes, and --knn-pca 0 searches the "
+                         "pixels without them");
     if (umap && !knn_given) opt.knn_neighbors = 15;
     if (umap && !n_init_given) opt.n_init = 10;
     if (umap && !blur_given) blur = GMM_UMAP_BLUR; /* neighbours by shape, not by stroke position */

@@ -30,6 +30,16 @@ START_TEST(test_umap_errors)
     tu_expect_error("--embed-dims must be", "$B/gmm-train '%s' --space umap --embed-dims 0", dir);
     tu_expect_error("--min-dist must be", "$B/gmm-train '%s' --space umap --min-dist 2", dir);
     tu_expect_error("--epochs must be", "$B/gmm-train '%s' --space umap --epochs 0", dir);
+    tu_expect_error("--knn-power must be above 0", "$B/gmm-train '%s' --space umap --knn-power 0",
+                    dir);
+    tu_expect_error("--knn-power", "$B/gmm-train '%s' --space umap --knn-power 1.5", dir);
+    tu_expect_error("--knn-whiten", "$B/gmm-train '%s' --space umap --knn-whiten -1", dir);
+    tu_expect_error("belong to --space umap", "$B/gmm-train '%s' --knn-whiten 0.5", dir);
+    tu_expect_error("--knn-pca 0 searches the pixels",
+                    "$B/gmm-train '%s' --space umap --knn-whiten 0.5 --knn-pca 0", dir);
+    /* the fixture's 36 values get no principal axes: nothing for the whitening to scale */
+    tu_expect_error("scales principal axes", "$B/gmm-train '%s' --space umap --knn-whiten 0.5 "
+                    "--limit 50 --device cpu -k 2", dir);
     tu_expect_error("does not continue a --space umap",
                     "$B/gmm-train '%s' --space umap --init-from x.bin", dir);
     tu_expect_error("neighbours", "$B/gmm-train '%s' --space umap --knn-neighbors 127 --limit 50 "

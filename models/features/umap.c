@@ -287,11 +287,16 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
                          "the data have %d values per sample and %lld samples", pca_axes, dim,
                          (long long)n);
     const double asked_power = o ? o->knn_power : 0, asked_whiten = o ? o->knn_whiten : 0;
-    if (!(asked_power >= 0 && asked_power <= 1) || !(asked_whiten <= 1) ||
-        (asked_whiten > 0 && !pca_axes))
-        return gmm_error(GMM_ERR_ARG, "umap embedding: power %g (must be in (0, 1]) and "
-                         "whitening %g (at most 1, and only with principal axes)", asked_power,
+    if (!(asked_power >= 0 && asked_power <= 1))
+        return gmm_error(GMM_ERR_ARG, "umap embedding: the power %g must be in (0, 1] (0: "
+                         "automatic)", asked_power);
+    if (!(asked_whiten <= 1))
+        return gmm_error(GMM_ERR_ARG, "umap embedding: the whitening %g must be at most 1",
                          asked_whiten);
+    if (asked_whiten > 0 && !pca_axes)
+        return gmm_error(GMM_ERR_ARG, "umap embedding: the whitening %g scales principal axes, "
+                         "and the neighbours are found without them (the data have %d values; "
+                         "knn_pca %d)", asked_whiten, dim, asked_pca);
     const double power = asked_power > 0 ? asked_power : pca_axes && images ? GMM_UMAP_POWER : 1.0;
     const double whiten = asked_whiten > 0 ? asked_whiten
                           : asked_whiten == 0 && pca_axes ? GMM_UMAP_WHITEN : 0.0;
