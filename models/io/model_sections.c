@@ -71,7 +71,6 @@ static int prepares_values(const gmm_umap_space *u)
  * the flag the power and the whitening (float64); then with axes the total variance, the mean
  * (input_dim), the explained variances (axes) and the axes (axes x input_dim), float64. Written
  * when the space differs from euclidean on the input as it is. */
-
 static size_t neighbours_bytes(const gmm_umap_space *u)
 {
     const gmm_projection *p = u->knn_pca;
