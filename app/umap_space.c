@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "app/cli.h"
 #include "app/images.h"
@@ -53,20 +52,16 @@ int umap_train_apply(const dataset *ds, const gmm_train_args *args, const gmm_op
         *space = NULL;
         return cli_error("out of memory for the %lld images' coordinates", (long long)n);
     }
-    char search[160], power[48] = "";
+    char search[160], axes[48] = "", power[48] = "", scaled[48] = "";
+    if (s->knn_pca)
+        snprintf(axes, sizeof axes, " among the top %d principal axes", s->knn_pca->n_axes);
     if (s->knn_power == 0.5) snprintf(power, sizeof power, " of the values' square roots");
     else if (s->knn_power != 1) snprintf(power, sizeof power, " of the values to the power %g",
                                          s->knn_power);
-    snprintf(search, sizeof search, "%s distance",
-             s->metric == GMM_UMAP_COSINE ? "cosine" : "euclidean");
-    if (s->knn_pca)
-        snprintf(search + strlen(search), sizeof search - strlen(search),
-                 " among the top %d principal axes%s", s->knn_pca->n_axes, power);
-    else if (*power)
-        snprintf(search + strlen(search), sizeof search - strlen(search), "%s", power);
     if (s->knn_whiten > 0)
-        snprintf(search + strlen(search), sizeof search - strlen(search),
-                 ", each scaled by variance^-%g", s->knn_whiten / 2);
+        snprintf(scaled, sizeof scaled, ", each scaled by variance^-%g", s->knn_whiten / 2);
+    snprintf(search, sizeof search, "%s distance%s%s%s",
+             s->metric == GMM_UMAP_COSINE ? "cosine" : "euclidean", axes, power, scaled);
     if (!quiet)
         printf("umap space: %d dimensions from the %d-nearest-neighbour fuzzy graph of %lld "
                "images (%s; %lld edges; min_dist %g, a %.4f, b %.4f; %d "
