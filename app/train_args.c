@@ -49,14 +49,18 @@ static void usage(FILE *out)
             "  --init M               kmeans (default), k-means++, random, random_from_data,\n"
             "                         knn (density peaks of the k-nearest-neighbour graph),\n"
             "                         spectral (the responsibilities of a mixture fitted in\n"
-            "                         the spectral embedding of the kNN graph)\n"
+            "                         the spectral embedding of the kNN graph), merge (a\n"
+            "                         mixture of 2K components, the best of --n-init runs,\n"
+            "                         joined into K along the kNN graph of 10000 images:\n"
+            "                         components that share the most neighbours per image\n"
+            "                         go together, fragments first; EM then runs once)\n"
             "  --kmeans-sample N|all  --init kmeans: on more than N images, k-means++ and\n"
             "                         Lloyd run on a uniform sample of N of them, then every\n"
             "                         image takes its nearest center (default: a sample of\n"
             "                         262144 above 1048576 images; all: every image)\n"
             "  --kmeans-passes N      Lloyd passes over all images after the sample's\n"
             "                         k-means, at most (default 1; 1..2147483647)\n"
-            "  --knn-neighbors K      --init knn/spectral, --space spectral/umap: neighbours\n"
+            "  --knn-neighbors K      --init knn/spectral/merge, --space spectral/umap: neighbours\n"
             "                         per point, itself counted (default 10; 15 for --space\n"
             "                         umap; 1..127, at least 2 for the spaces)\n"
             "  --knn-sample N         --init knn: points in the kNN graph (default 60000;\n"
@@ -93,8 +97,8 @@ static void usage(FILE *out)
             "  --whiten               with --pca: scale each axis to unit variance\n"
             "  --space S              pixels (default); umap: fit the mixture in the UMAP\n"
             "                         embedding of the images' kNN graph (the best clusters:\n"
-            "                         no other flag needed: --n-init 10 and --blur 0.5\n"
-            "                         unless given); or\n"
+            "                         no other flag needed: --n-init 10, --init merge and\n"
+            "                         --blur 0.5 unless given); or\n"
             "                         spectral: in its Laplacian eigenmaps. The model keeps\n"
             "                         what gmm-predict needs to place new images (the\n"
             "                         training images, their coordinates); pictures stay in\n"
@@ -183,6 +187,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
     double blur = 0;
     long long pca_axes = 0;
     int whiten = 0, spectral = 0, umap = 0, n_init_given = 0, knn_given = 0, blur_given = 0;
+    int init_given = 0;
     int metric_given = 0;
     long long embed_dims = 0, epochs = 0, knn_pca = -1;
     gmm_umap_metric metric = GMM_UMAP_METRIC_AUTO;
@@ -285,7 +290,9 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
             break;
         case OPT_INIT:
             if (gmm_init_parse(optarg, &opt.init))
-                return cli_error("--init must be kmeans, k-means++, random, random_from_data, knn or spectral, got '%s'", optarg);
+                return cli_error("--init must be kmeans, k-means++, random, random_from_data, "
+                                 "knn, spectral or merge, got '%s'", optarg);
+            init_given = 1;
             break;
         case OPT_N_INIT:
             if (cli_parse_int("--n-init", optarg, 1, INT_MAX, &v)) return 1;
@@ -453,6 +460,7 @@ int gmm_train_parse_args(int argc, char **argv, gmm_train_args *args)
                          "pixels without them");
     if (umap && !knn_given) opt.knn_neighbors = 15;
     if (umap && !n_init_given) opt.n_init = 10;
+    if (umap && !init_given) opt.init = GMM_INIT_MERGE; /* a long cluster, not two components */
     if (umap && !blur_given) blur = GMM_UMAP_BLUR; /* neighbours by shape, not by stroke position */
     if (k_is_range && init_from)
         return cli_error("--init-from continues one model: it takes one K, not the range -k %d:%d",

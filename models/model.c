@@ -14,7 +14,7 @@
 static const char *const cov_type_names[] = {"full", "tied", "diag", "spherical"};
 static const char *const weight_prior_names[] = {"dirichlet_process", "dirichlet_distribution"};
 static const char *const init_names[] = {"kmeans", "k-means++", "random", "random_from_data",
-                                          "knn", "spectral"};
+                                          "knn", "spectral", "merge"};
 
 #define N_NAMES(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -29,6 +29,8 @@ typedef enum {
     GMM_INIT_KNN = 4,          /* density peaks of the kNN graph as seeds, nearest-seed labels */
     GMM_INIT_SPECTRAL = 5,     /* the responsibilities of a mixture fitted in the spectral
                                   embedding of the kNN graph (models/fit/spectral_init.h) */
+    GMM_INIT_MERGE = 6,        /* a mixture of 2K components joined into K along the kNN graph
+                                  (models/fit/merge_init.h) */
 } gmm_init_method;
 
 /* The prior on the mixture weights of a variational (Bayesian) fit, scikit-learn's

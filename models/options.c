@@ -119,7 +119,7 @@ gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, i
     if (o->knn_sample_size < 0 || o->knn_sample_size == 1)
         return gmm_error(GMM_ERR_ARG, "knn_sample_size=%lld must be >= 2 (0 for the default)",
                          (long long)o->knn_sample_size);
-    if ((int)o->init < 0 || (int)o->init > GMM_INIT_SPECTRAL)
+    if ((int)o->init < 0 || (int)o->init > GMM_INIT_MERGE)
         return gmm_error(GMM_ERR_ARG, "unknown init method %d", (int)o->init);
     if (o->init == GMM_INIT_SPECTRAL &&
         (o->spectral_dims < 0 || o->spectral_dims + 1 >= n_samples ||

@@ -114,8 +114,8 @@ typedef struct {
 void gmm_given_params_apply(const gmm_given_params *given, gmm_model *model);
 typedef struct gmm_options gmm_options;
 
-/* An initialisation that is a fit itself (init=spectral): the starting responsibilities
- * (n_samples x options->n_components) from a mixture fitted in another space. The EM loop below
+/* An initialisation that is a fit itself (init=spectral, init=merge): the starting
+ * responsibilities (n_samples x options->n_components) from another mixture. The EM loop below
  * knows no such fit; models/fit/ plugs it in (gmm_options_plug_fitted_init). */
 typedef gmm_status (*gmm_fitted_init_fn)(const double *X, int64_t n_samples, int dim,
                                          const gmm_options *options, double *resp);
@@ -169,7 +169,7 @@ struct gmm_options {
                                     K, d and covariance type must be the fit's (n_init is 1) */
     const gmm_given_params *given_params; /* not NULL: parts of every run's start replaced
                                              after its first M-step (see above) */
-    gmm_fitted_init_fn fitted_init; /* init=spectral: set by gmm_options_plug_fitted_init */
+    gmm_fitted_init_fn fitted_init; /* init=spectral/merge: gmm_options_plug_fitted_init */
     const gmm_bayes_options *bayes; /* NULL: maximum-likelihood EM (GaussianMixture); else a
                                        variational fit with these priors
                                        (BayesianGaussianMixture): n_components is then an upper

@@ -67,8 +67,11 @@ const char *gmm_code_name(int code);
  *   gmm_params_set_int:    n_components, max_iter, n_init, random_state (a seed >= 0)
  *   gmm_params_set_double: tol, reg_covar
  *   gmm_params_set_string: covariance_type (full, tied, diag, spherical), init_params (kmeans,
- *                          k-means++, random, random_from_data, knn), device (auto, cpu, gpu),
- *                          precision (fp64, fp32, tf32)
+ *                          k-means++, random, random_from_data, knn, spectral, merge), device
+ *                          (auto, cpu, gpu), precision (fp64, fp32, tf32)
+ * init_params "merge" fits 2 x n_components components (the best of n_init runs), joins them
+ * into n_components along the kNN graph of 10000 samples (the pairs that share most edges per
+ * sample of the smaller, fragments first) and runs EM once from there.
  * and the space (umap-learn's names; the umap ones are ignored for "pixels"):
  *   gmm_params_set_string: space (pixels, umap; default pixels)
  *   gmm_params_set_int:    n_neighbors (2..128, default 15: the point itself counted),
@@ -84,8 +87,9 @@ const char *gmm_code_name(int code);
  *                          with axes; -1: none; 0..1)
  * The embedding uses random_state as its seed and runs on the fit's device (the GPU when
  * device is auto or gpu and one is there); the same data, seed and device give the same
- * embedding. In a umap space the clusters are found far more often from several starts:
- * consider n_init 10 (the default stays 1).
+ * embedding. In a umap space the clusters are found far more often from several starts and
+ * joined components: consider n_init 10 and init_params "merge" (gmm-train's defaults there;
+ * the library's stay 1 and kmeans).
  * An unknown name or a value out of range is GMM_CODE_ERR_ARG. */
 int gmm_params_new(gmm_params **params);
 void gmm_params_free(gmm_params *params); /* accepts NULL */

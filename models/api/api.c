@@ -209,7 +209,7 @@ int gmm_params_set_string(gmm_params *params, const char *name, const char *valu
     } else if (!strcmp(name, "init_params")) {
         if (gmm_init_parse(value, &o->init) != 0)
             return gmm_api_fail_arg("init_params '%s' is not one of kmeans, k-means++, random, "
-                            "random_from_data, knn", value);
+                            "random_from_data, knn, spectral, merge", value);
     } else if (!strcmp(name, "precision")) {
         if (gmm_precision_parse(value, &o->precision) != 0)
             return gmm_api_fail_arg("precision '%s' is not one of fp64, fp32, tf32", value);

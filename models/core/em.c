@@ -355,7 +355,9 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
     if (o->init_model && o->n_init > 1)
         notice(o, "starting from a given model: one run (n_init=%d does not apply)", o->n_init);
-    int n_runs = o->init_model ? 1 : o->n_init;
+    /* init=merge spends n_init on its finer mixture (models/fit/merge_init.h): one run here */
+    const bool merge_once = !o->init_model && !initial_resp && o->init == GMM_INIT_MERGE;
+    int n_runs = o->init_model || merge_once ? 1 : o->n_init;
     int stopped = 0, stopped_init = 0, stopped_iter = 0; /* a stop was asked for, and where */
     for (int init = 0; init < n_runs && !stopped; init++) {
         t_phase = now_seconds();

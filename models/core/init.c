@@ -39,10 +39,12 @@ gmm_status gmm_init_resp(const double *X, int64_t n_samples, int dim, const gmm_
     case GMM_INIT_KNN:
         return gmm_init_knn(X, n_samples, dim, K, gmm_knn_neighbors(options),
                             gmm_knn_sample_size(options), rng, options->gpu, resp, NULL);
-    case GMM_INIT_SPECTRAL: /* a fit itself: plugged in from models/fit/ */
+    case GMM_INIT_SPECTRAL: /* fits themselves: plugged in from models/fit/ */
+    case GMM_INIT_MERGE:
         if (!options->fitted_init)
-            return gmm_error(GMM_ERR_ARG, "init=spectral needs its fitted initialisation: call "
-                             "gmm_options_plug_fitted_init (models/fit/spectral_init.h) first");
+            return gmm_error(GMM_ERR_ARG, "init=%s needs its fitted initialisation: call "
+                             "gmm_options_plug_fitted_init (models/fit/spectral_init.h) first",
+                             gmm_init_name(method));
         return options->fitted_init(X, n_samples, dim, options, resp);
     case GMM_INIT_RANDOM_FROM_DATA:
     case GMM_INIT_KMEANS_PP:

@@ -9,6 +9,7 @@
 
 #include "models/core/em.h"
 #include "models/features/spectral.h"
+#include "models/fit/merge_init.h"
 
 static double now_seconds(void)
 {
@@ -64,4 +65,5 @@ done:
 void gmm_options_plug_fitted_init(gmm_options *options)
 {
     if (options->init == GMM_INIT_SPECTRAL) options->fitted_init = gmm_init_spectral;
+    if (options->init == GMM_INIT_MERGE) options->fitted_init = gmm_init_merge;
 }

@@ -21,8 +21,9 @@ gmm_status gmm_init_spectral(const double *X, int64_t n_samples, int dim,
                              const gmm_options *options, double *resp);
 
 
-/* Sets options->fitted_init for the initialisations that are themselves fits (init=spectral);
- * leaves it alone for the others. Every caller that may pass init=spectral calls it. */
+/* Sets options->fitted_init for the initialisations that are themselves fits (init=spectral,
+ * init=merge: models/fit/merge_init.h); leaves it alone for the others. Every caller that may
+ * pass them calls it. */
 void gmm_options_plug_fitted_init(gmm_options *options);
 
 #ifdef __cplusplus

@@ -462,7 +462,7 @@ gmm_status gmm_model_load(const char *path, gmm_model *model)
     }
 
     if (converged > 1 || n_iter > INT_MAX || max_iter > INT_MAX || n_init > INT_MAX ||
-        init > GMM_INIT_SPECTRAL || n_train > INT64_MAX) {
+        init > GMM_INIT_MERGE || n_train > INT64_MAX) {
         st = gmm_error(GMM_ERR_FORMAT,
                        "%s: invalid training metadata (converged %u, n_iter %u, max_iter %u, "
                        "n_init %u, init %u, n_train_samples %llu)",

@@ -145,8 +145,10 @@ _METRICS = ("auto", "euclidean", "cosine")  # the library's gmm_umap_metric code
 class GaussianMixture(*_BASES):
     """Gaussian mixture fitted with EM by libgmm; parameters and attributes as scikit-learn's
     sklearn.mixture.GaussianMixture, plus device ("auto", "cpu", "gpu") and precision
-    ("fp64", "fp32", "tf32"). init_params also takes "knn" (density peaks of the kNN graph) and
-    "spectral" (a mixture fitted in the spectral embedding of the kNN graph).
+    ("fp64", "fp32", "tf32"). init_params also takes "knn" (density peaks of the kNN graph),
+    "spectral" (a mixture fitted in the spectral embedding of the kNN graph) and "merge" (a
+    mixture of 2 x n_components, the best of n_init runs, joined into n_components along the kNN
+    graph; EM then runs once from it).
 
     space="umap" fits the mixture in the UMAP embedding of X (umap-learn's algorithm, as
     gmm-train --space umap) instead of X itself: n_neighbors (2..128), embed_dims (1..100, the
@@ -162,8 +164,9 @@ class GaussianMixture(*_BASES):
     embedding (umap-learn's transform) and score the places; transform(X) returns them and
     embedding_ holds the training data's. means_ and covariances_ live in the embedding, so
     means_init and precisions_init have embed_dims there, and sample() is not available. In a
-    umap space several starts find the clusters far more often: n_init=10 is recommended (the
-    default stays 1)."""
+    umap space several starts and joined components find the clusters far more often:
+    n_init=10 and init_params="merge" are recommended (gmm-train's defaults there; these stay 1
+    and "kmeans" as scikit-learn's)."""
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None,
@@ -250,7 +253,8 @@ class GaussianMixture(*_BASES):
         if self.knn_whiten is not None:
             real("knn_whiten", 1)
         choices = {"covariance_type": ("full", "tied", "diag", "spherical"),
-                   "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn", "spectral"),
+                   "init_params": ("kmeans", "k-means++", "random", "random_from_data", "knn",
+                                   "spectral", "merge"),
                    "device": ("auto", "cpu", "gpu"), "precision": ("fp64", "fp32", "tf32"),
                    "space": ("pixels", "umap"), "metric": _METRICS}
         for name, allowed in choices.items():
