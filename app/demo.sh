@@ -50,7 +50,7 @@ if [ "$have_gpu" = 0 ]; then
 fi
 mkdir -p "$OUT"
 accuracy() { grep -m1 "$2" "$1" | awk '{print $2}'; }
-# 1. the UMAP space, its defaults (--n-init 10, --blur 0.5): the clusters that follow the classes
+# 1. the UMAP space, its defaults (--n-init 10, --init merge, --blur 0.5): the clusters that follow the classes
 "$BIN/gmm-train" "$data" --space umap "${limit[@]}" -o "$OUT/model.bin" --png "$OUT/means.png" \
     --map "$OUT/map.png" | tee "$OUT/train.txt"
 "$BIN/gmm-predict" "$OUT/model.bin" --out "$OUT/assignments.csv" --map "$OUT/map-test.png" \
