@@ -60,8 +60,10 @@ static gmm_status fit_knn_pca(const float *X, int64_t n, int dim, int axes, doub
 /* The rows the neighbours are found among: X itself (*prepared NULL, *prepared_dim dim), or X
  * raised to the space's power, projected on its principal axes (the coordinates divided by
  * variance^(whiten/2)) and, for the cosine metric, scaled to unit length (*prepared: n x
- * *prepared_dim float32, the caller frees it). */
-static gmm_status prepare_rows(const gmm_umap_space *s, const float *X, int64_t n,
+ * *prepared_dim float32, the caller frees it). The projection's product runs on gpu when it is
+ * not NULL (where the neighbours are searched): on the host, OpenBLAS's threads and these loops'
+ * OpenMP threads took turns on the cores, and the search's time varied by 2-4x from run to run. */
+static gmm_status prepare_rows(const gmm_umap_space *s, const float *X, int64_t n, gmm_gpu *gpu,
                                float **prepared, int *prepared_dim)
 {
     const int dim = s->input_dim, p = s->knn_pca ? s->knn_pca->n_axes : dim;
@@ -90,7 +92,7 @@ static gmm_status prepare_rows(const gmm_umap_space *s, const float *X, int64_t 
 #pragma omp parallel for schedule(static)
         for (int64_t e = 0; e < values; e++)
             in[e] = signed_power(X[(size_t)i0 * dim + e], s->knn_power);
-        if ((st = gmm_projection_apply(s->knn_pca, in, rows, NULL, z)) != GMM_OK) goto done;
+        if ((st = gmm_projection_apply(s->knn_pca, in, rows, gpu, z)) != GMM_OK) goto done;
 #pragma omp parallel for schedule(static)
         for (int64_t e = 0; e < coords; e++)
             out[(size_t)i0 * p + e] = (float)(z[e] * scale[e % p]);
@@ -127,8 +129,8 @@ gmm_status gmm_umap_neighbours(const gmm_umap_space *s, const float *queries, in
         return gmm_error(GMM_ERR_ARG, "umap neighbours: bad arguments");
     float *pq = NULL, *pt = NULL; /* the prepared rows (NULL: the rows as given) */
     int p;
-    gmm_status st = prepare_rows(s, queries, m, &pq, &p);
-    if (st == GMM_OK && queries != train) st = prepare_rows(s, train, s->n_train, &pt, &p);
+    gmm_status st = prepare_rows(s, queries, m, gpu, &pq, &p);
+    if (st == GMM_OK && queries != train) st = prepare_rows(s, train, s->n_train, gpu, &pt, &p);
     if (st == GMM_OK) {
         const float *q = pq ? pq : queries;
         const float *r = queries == train ? q : (pt ? pt : train);
