@@ -32,21 +32,29 @@ const char *gmm_precision_name(gmm_precision precision)
 static _Thread_local gmm_should_stop_fn scope_should_stop;
 static _Thread_local void *scope_user;
 
-void gmm_stop_scope_begin(const gmm_options *options)
+gmm_stop_scope gmm_stop_scope_begin(const gmm_options *options)
 {
+    const gmm_stop_scope enclosing = {scope_should_stop, scope_user};
     scope_should_stop = options ? options->should_stop : NULL;
     scope_user = options ? options->user : NULL;
+    return enclosing;
 }
 
-void gmm_stop_scope_end(void)
+void gmm_stop_scope_end(gmm_stop_scope enclosing)
 {
-    scope_should_stop = NULL;
-    scope_user = NULL;
+    scope_should_stop = enclosing.should_stop;
+    scope_user = enclosing.user;
 }
 
 int gmm_stop_requested(void)
 {
     return scope_should_stop && scope_should_stop(scope_user);
+}
+
+int gmm_stop_poll(void *unused)
+{
+    (void)unused;
+    return gmm_stop_requested();
 }
 
 /* ---- the model -------------------------------------------------------------------------- */

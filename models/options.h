@@ -196,10 +196,18 @@ void gmm_options_default(gmm_options *options);
  * which run through the backend table, and the kNN search's blocks) ask gmm_stop_requested,
  * which reads the should_stop that the fit running on this thread set with
  * gmm_stop_scope_begin (0 outside such a scope, or with no should_stop). A loop that sees it
- * returns GMM_INTERRUPTED: the fit then has no model from that initialisation. */
-void gmm_stop_scope_begin(const gmm_options *options);
-void gmm_stop_scope_end(void);
+ * returns GMM_INTERRUPTED: the fit then has no model from that initialisation. Scopes nest (an
+ * initialisation that is a fit itself opens one inside its caller's): begin returns the scope it
+ * replaces, and end restores it. gmm_stop_poll is gmm_stop_requested in the shape of a
+ * should_stop callback (the kNN search's knn_blas_params), its argument unused. */
+typedef struct {
+    gmm_should_stop_fn should_stop;
+    void *user;
+} gmm_stop_scope;
+gmm_stop_scope gmm_stop_scope_begin(const gmm_options *options);
+void gmm_stop_scope_end(gmm_stop_scope enclosing);
 int gmm_stop_requested(void);
+int gmm_stop_poll(void *unused);
 
 /* Checks options against the data shape; GMM_ERR_ARG with a detail when one is invalid. */
 gmm_status gmm_options_validate(const gmm_options *options, int64_t n_samples, int dim);

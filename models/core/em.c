@@ -355,9 +355,9 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
     if (o->init_model && o->n_init > 1)
         notice(o, "starting from a given model: one run (n_init=%d does not apply)", o->n_init);
-    /* init=merge spends n_init on its finer mixture (models/fit/merge_init.h): one run here */
-    const bool merge_once = !o->init_model && !initial_resp && o->init == GMM_INIT_MERGE;
-    int n_runs = o->init_model || merge_once ? 1 : o->n_init;
+    /* init=spectral/merge (fits: models/fit/) spend n_init on their own mixture: one run here */
+    int n_runs = o->init_model || (!initial_resp && (o->init == GMM_INIT_SPECTRAL ||
+                                                     o->init == GMM_INIT_MERGE)) ? 1 : o->n_init;
     int stopped = 0, stopped_init = 0, stopped_iter = 0; /* a stop was asked for, and where */
     for (int init = 0; init < n_runs && !stopped; init++) {
         t_phase = now_seconds();
@@ -365,10 +365,10 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
             status = be->set_params(ctx, o->init_model);
         } else {
             /* the initialisation's own loops hear a stop request too (options.h) */
-            gmm_stop_scope_begin(o);
+            const gmm_stop_scope enclosing = gmm_stop_scope_begin(o);
             status = initialise_run(be, ctx, data, o, initial_resp, &rng, resp, &report,
                                     &scratch);
-            gmm_stop_scope_end();
+            gmm_stop_scope_end(enclosing);
             int stop = status == GMM_OK && o->should_stop && o->should_stop(o->user);
             if (status == GMM_OK && (status = gmm_comm_any(o->comm, &stop)) != GMM_OK) goto fail;
             if (stop)

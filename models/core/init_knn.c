@@ -32,12 +32,6 @@ static double sq_dist_f(const float *a, const float *b, int d)
     return s;
 }
 
-/* The fit's stop request (models/options.h), asked between the steps and inside the search. */
-static int stop_polled(void *unused)
-{
-    (void)unused;
-    return gmm_stop_requested();
-}
 
 static gmm_status stop_check(const char *where)
 {
@@ -100,7 +94,7 @@ gmm_status gmm_init_knn(const double *X, int64_t n_samples, int dim, int n_compo
                                nn_index, nn_dist);
     else {
         knn_blas_params params = KNN_BLAS_DEFAULTS;
-        params.should_stop = stop_polled; /* heard within one tile of the search */
+        params.should_stop = gmm_stop_poll; /* heard within one tile of the search */
         status = knn_cpu_blas_params(Xs, (size_t)m, Xs, (size_t)m, (size_t)dim, (size_t)(k + 1),
                                      nn_index, nn_dist, &params);
     }

@@ -133,13 +133,6 @@ gmm_status gmm_merge_components(int n_fine, int n_groups, const int64_t *sizes,
     return GMM_OK;
 }
 
-/* The fit's stop request (models/options.h), asked between the search's tiles. */
-static int stop_polled(void *unused)
-{
-    (void)unused;
-    return gmm_stop_requested();
-}
-
 /* The edges of the kNN graph of GMM_MERGE_QUERIES random samples (k neighbours each among all
  * samples, itself counted as knn_neighbors counts it, so k - 1 edges) between the components of
  * labels: edges[a][b] and edges[b][a] each count the edges from a sample of a to one in b. */
@@ -148,12 +141,11 @@ static gmm_status count_edges(const double *X, int64_t n, int dim, const int *la
 {
     gmm_status status = GMM_OK;
     const int64_t m = n < GMM_MERGE_QUERIES ? n : GMM_MERGE_QUERIES;
-    const int kq = k; /* the sample itself is among its nearest */
     int64_t *order = malloc(sizeof(int64_t) * (size_t)n);
     float *refs = malloc(sizeof(float) * (size_t)n * dim);
     float *queries = malloc(sizeof(float) * (size_t)m * dim);
-    int32_t *nn_index = malloc(sizeof(int32_t) * (size_t)m * kq);
-    float *nn_dist = malloc(sizeof(float) * (size_t)m * kq);
+    int32_t *nn_index = malloc(sizeof(int32_t) * (size_t)m * k);
+    float *nn_dist = malloc(sizeof(float) * (size_t)m * k);
     if (!order || !refs || !queries || !nn_index || !nn_dist) {
         status = gmm_error(GMM_ERR_NOMEM, "init=merge: out of memory for the kNN graph of %lld "
                            "samples", (long long)m);
@@ -173,20 +165,20 @@ static gmm_status count_edges(const double *X, int64_t n, int dim, const int *la
     for (int64_t q = 0; q < m; q++)
         memcpy(queries + (size_t)q * dim, refs + (size_t)order[q] * dim, sizeof(float) * dim);
     if (gpu) {
-        status = knn_cuda_host(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)kq, gpu,
+        status = knn_cuda_host(queries, (size_t)m, refs, (size_t)n, (size_t)dim, (size_t)k, gpu,
                                nn_index, nn_dist);
     } else {
         knn_blas_params p = KNN_BLAS_DEFAULTS;
-        p.should_stop = stop_polled;
+        p.should_stop = gmm_stop_poll; /* heard between the search's tiles */
         status = knn_cpu_blas_params(queries, (size_t)m, refs, (size_t)n, (size_t)dim,
-                                     (size_t)kq, nn_index, nn_dist, &p);
+                                     (size_t)k, nn_index, nn_dist, &p);
     }
     if (status != GMM_OK) goto done;
     memset(edges, 0, sizeof(double) * (size_t)n_fine * n_fine);
     for (int64_t q = 0; q < m; q++) {
         const int a = labels[order[q]];
-        for (int j = 0, taken = 0; j < kq && taken < k - 1; j++) {
-            const int64_t nb = nn_index[(size_t)q * kq + j];
+        for (int j = 0, taken = 0; j < k && taken < k - 1; j++) { /* itself among them */
+            const int64_t nb = nn_index[(size_t)q * k + j];
             if (nb == order[q]) continue;
             taken++;
             const int b = labels[nb];
@@ -241,9 +233,7 @@ gmm_status gmm_init_merge(const double *X, int64_t n_samples, int dim, const gmm
     eo.should_stop = o->should_stop;
     eo.user = o->user;
     const double t0 = now_seconds();
-    status = gmm_fit_scored(X, n_samples, dim, &eo, &m, &scores);
-    gmm_stop_scope_begin(o); /* the finer fit ended the scope of the fit that called this */
-    if (status != GMM_OK) goto done;
+    if ((status = gmm_fit_scored(X, n_samples, dim, &eo, &m, &scores)) != GMM_OK) goto done;
     const double t1 = now_seconds();
     for (int64_t i = 0; i < n_samples; i++) sizes[scores.labels[i]]++;
     if (k >= 2 && (status = count_edges(X, n_samples, dim, scores.labels, n_fine, k, o->seed,
