@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernels/blas_cpu.h"
+#include "kernels/clock.h"
 #include "kernels/gpu.h"
 #include "kernels/gpu_info.h"
 
@@ -247,12 +247,7 @@ gmm_status cli_load_rank_rows(const char *path, dataset_split split, long long l
     return st;
 }
 
-double cli_now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+double cli_now_seconds(void) { return gmm_clock_seconds(); }
 
 static const char *env_value(const char *name)
 {

@@ -4,18 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench/bench_ops.h"
 #include "bench/bench_gpu.h"
+#include "kernels/clock.h"
 #include "kernels/gpu_info.h"
 
-double bench_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+double bench_now_ms(void) { return 1e3 * gmm_clock_seconds(); }
 
 int bench_load_images(const char *who, const char *dir, int limit, dataset *ds, float **X)
 {

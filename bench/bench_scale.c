@@ -17,11 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench/bench.h"
 #include "bench/bench_ops.h"
 #include "data/dataset.h"
+#include "kernels/clock.h"
 #include "kernels/gpu_info.h"
 #include "models/data_view.h"
 #include "models/core/em.h"
@@ -85,13 +85,6 @@ static int parse_precisions(const char *s, gmm_precision *out, int max)
     }
     free(copy);
     return n;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void usage(FILE *out)
@@ -169,7 +162,7 @@ int bench_scale(int argc, char **argv)
         }
 
     dataset ds;
-    double t_load = now_s();
+    double t_load = gmm_clock_seconds();
     gmm_status st = dataset_load_range(data_dir, DATASET_TRAIN, 0, -1, 1, &ds);
     if (st != GMM_OK) {
         fprintf(stderr, "gmm-bench scale: %s\n", gmm_error_message(st));
@@ -179,7 +172,7 @@ int bench_scale(int argc, char **argv)
     gmm_data_view view = {GMM_ELEM_U8, ds.pixels, ds.n_samples, d, 0, ds.n_samples};
     printf("scale: %d x %d bytes (%.2f GB) from %s, loaded in %.1f s; K = %d, %s, %d EM "
            "iterations, memory budget %s%lld\n",
-           ds.n_samples, d, (double)ds.n_samples * d / 1e9, data_dir, now_s() - t_load, K,
+           ds.n_samples, d, (double)ds.n_samples * d / 1e9, data_dir, gmm_clock_seconds() - t_load, K,
            gmm_cov_type_name(type), iters, budget ? "" : "(free memory) ", budget);
     printf("%-5s %-9s %-9s %12s %9s %14s %11s\n", "gpus", "precision", "streamed", "s/iteration",
            "speed-up", "GPU0 mem GB", "fit wall s");
@@ -206,9 +199,9 @@ int bench_scale(int argc, char **argv)
                 log.used_before = total_b - free_b;
             o.on_progress = on_progress;
             o.user = &log;
-            double t0 = now_s();
+            double t0 = gmm_clock_seconds();
             st = gmm_fit_gpus(&view, gpus[g], &o, &m, &sc);
-            double wall = now_s() - t0;
+            double wall = gmm_clock_seconds() - t0;
             const char *pname = precs[p] == GMM_PRECISION_FP64   ? "fp64"
                                 : precs[p] == GMM_PRECISION_FP32 ? "fp32"
                                                                  : "tf32";

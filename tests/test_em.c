@@ -75,7 +75,9 @@ START_TEST(test_matches_sklearn)
     gmm_model m = {0};
     ck_assert_int_eq(gmm_fit_from_resp(X, REF_N, REF_D, &o, resp, &m), GMM_OK);
     ck_assert_int_eq(m.n_iter, 5);
-    ck_assert_double_eq_tol(m.lower_bound, sklearn_ref[_i].lower_bound, 1e-9);
+    /* 1e-8: OpenBLAS's kernels round by the CPU they run on (tied: 1.3e-9 from scikit-learn's
+     * on an Intel Xeon, within 1e-9 on AMD EPYC; the means and covariances as below on both) */
+    ck_assert_double_eq_tol(m.lower_bound, sklearn_ref[_i].lower_bound, 1e-8);
     ck_assert_double_le(tu_rel_error(m.means, sklearn_ref[_i].means, 9), 1e-9);
     int n_cov = type == GMM_COV_SPHERICAL ? 3 : 4;
     ck_assert_double_le(tu_rel_error(m.covariances, sklearn_ref[_i].cov_head, n_cov), 1e-8);

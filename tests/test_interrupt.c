@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "kernels/clock.h"
 #include "models/core/em.h"
 #include "models/core/score.h"
 #include "models/io/model_io.h"
@@ -34,13 +34,6 @@
 static const char *slow_fixture(void)
 {
     return tu_fixture_dir("slow", SLOW_N, SLOW_SIDE, 21, 0);
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* A gmm-train child whose stdout and stderr arrive, together, on one pipe. */
@@ -96,9 +89,9 @@ static int child_read(child *c, int timeout_ms)
  * when the output ends without it. */
 static void child_wait_for(child *c, const char *text)
 {
-    double deadline = now_seconds() + WAIT_SECONDS;
+    double deadline = gmm_clock_seconds() + WAIT_SECONDS;
     while (!strstr(c->out, text)) {
-        if (child_read(c, 100) == 0 || now_seconds() > deadline) {
+        if (child_read(c, 100) == 0 || gmm_clock_seconds() > deadline) {
             kill(c->pid, SIGKILL);
             waitpid(c->pid, NULL, 0);
             ck_abort_msg("'%s' never came; output:\n%s", text, c->out);
@@ -110,12 +103,12 @@ static void child_wait_for(child *c, const char *text)
  * status. */
 static int child_wait_exit(child *c)
 {
-    double deadline = now_seconds() + WAIT_SECONDS;
+    double deadline = gmm_clock_seconds() + WAIT_SECONDS;
     int status = 0;
     for (;;) {
         pid_t r = waitpid(c->pid, &status, WNOHANG);
         if (r == c->pid) break;
-        if (now_seconds() > deadline) {
+        if (gmm_clock_seconds() > deadline) {
             kill(c->pid, SIGKILL);
             waitpid(c->pid, NULL, 0);
             ck_abort_msg("gmm-train did not exit in %.0f s; output:\n%s", WAIT_SECONDS, c->out);
@@ -267,10 +260,10 @@ START_TEST(test_second_interrupt_exits_at_once)
     usleep((useconds_t)(t_iter / 3 * 1e6));
     kill(c.pid, SIGINT);
     child_wait_for(&c, "interrupt again to quit at once");
-    double t_second = now_seconds();
+    double t_second = gmm_clock_seconds();
     kill(c.pid, SIGINT);
     int status = child_wait_exit(&c);
-    double exit_delay = now_seconds() - t_second;
+    double exit_delay = gmm_clock_seconds() - t_second;
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130,
                   "expected exit 130, got status %d; output:\n%s", status, c.out);
     ck_assert_msg(strstr(c.out, "written to") == NULL, "a model was written:\n%s", c.out);
@@ -456,10 +449,10 @@ START_TEST(test_interrupt_during_final_write_exits_130)
     child c;
     child_start(&c, slow_fixture(), "-k 4 --device cpu --max-iter 3 --seed 1 --png '' -o fifo.bin");
     struct pollfd pfd = {.fd = reader, .events = POLLIN};
-    double deadline = now_seconds() + WAIT_SECONDS;
+    double deadline = gmm_clock_seconds() + WAIT_SECONDS;
     while (poll(&pfd, 1, 100) <= 0) { /* the write has begun when bytes arrive */
         child_read(&c, 0);
-        ck_assert_msg(now_seconds() < deadline, "no model bytes came:\n%s", c.out);
+        ck_assert_msg(gmm_clock_seconds() < deadline, "no model bytes came:\n%s", c.out);
     }
     kill(c.pid, SIGINT);
     usleep(300000); /* the handler has run; the writer is still held by the full pipe */

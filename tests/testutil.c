@@ -1,6 +1,7 @@
 /* Implementation of the shared test helpers (see testutil.h). */
 #include "tests/testutil.h"
 
+#include "kernels/clock.h"
 #include "models/backend/backend.h"
 
 #include "data/idx.h"
@@ -15,7 +16,6 @@
 #include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 uint64_t tu_rand_u64(uint64_t *state)
@@ -295,13 +295,6 @@ long long tu_vm_size_bytes(void)
     return kb < 0 ? -1 : kb * 1024;
 }
 
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The number in the temporary directory's file `name`, or -1. */
 static long read_number(const char *name)
 {
@@ -324,17 +317,17 @@ double tu_signal_rank_mid_fit(const char *mpirun, int np, int victim, int sig, c
     char pid_file[64], running[700];
     snprintf(pid_file, sizeof pid_file, "kill-rank%d.pid", victim);
     snprintf(running, sizeof running, "grep -q '^iter   10 ' '%s'", tu_tmp_path("kill.log"));
-    double t0 = now_seconds();
+    double t0 = gmm_clock_seconds();
     long pid = -1;
-    while (now_seconds() - t0 < 60 && read_number("kill.rc") < 0 &&
+    while (gmm_clock_seconds() - t0 < 60 && read_number("kill.rc") < 0 &&
            !((pid = read_number(pid_file)) > 0 && tu_run(running, NULL) == 0))
         usleep(50000);
     ck_assert_msg(pid > 0 && read_number("kill.rc") < 0,
                   "the fit did not start, or ended before the kill");
     ck_assert_int_eq(kill((pid_t)pid, sig), 0);
-    double t_kill = now_seconds();
-    while ((*rc = read_number("kill.rc")) < 0 && now_seconds() - t_kill < 60) usleep(20000);
-    double waited = now_seconds() - t_kill;
+    double t_kill = gmm_clock_seconds();
+    while ((*rc = read_number("kill.rc")) < 0 && gmm_clock_seconds() - t_kill < 60) usleep(20000);
+    double waited = gmm_clock_seconds() - t_kill;
     if (sig != SIGKILL) kill((pid_t)pid, SIGKILL); /* gone already when the job ended */
     tu_sh(out, "grep -v '^iter' kill.log");
     return waited;

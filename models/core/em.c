@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "kernels/clock.h"
 #include "kernels/parallel.h"
 #include "models/backend/backend.h"
 #include "models/core/em.h"
@@ -20,13 +20,6 @@
 
 /* A component holding less than this many samples' worth of responsibility is empty. */
 #define EMPTY_COMPONENT_NK 1e-3
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void notice(const gmm_options *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -360,7 +353,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
                                                      o->init == GMM_INIT_MERGE)) ? 1 : o->n_init;
     int stopped = 0, stopped_init = 0, stopped_iter = 0; /* a stop was asked for, and where */
     for (int init = 0; init < n_runs && !stopped; init++) {
-        t_phase = now_seconds();
+        t_phase = gmm_clock_seconds();
         if (o->init_model) { /* EM from the given parameters: the first E-step runs under them */
             status = be->set_params(ctx, o->init_model);
         } else {
@@ -394,7 +387,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
 
         double lb = -INFINITY, change = INFINITY;
         int converged = 0, iter = 0;
-        double t0 = now_seconds(), t_em = t0;
+        double t0 = gmm_clock_seconds(), t_em = t0;
         seconds_init += t0 - t_phase;
         if (o->verbose >= 2)
             notice(o, "initialisation %d (%s): %.3f s", init + 1,
@@ -411,7 +404,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
             else if ((status = reseed_empty(be, ctx, data, o, nk, &scratch, iter)) != GMM_OK)
                 goto fail;
             change = lb - prev;
-            double t1 = now_seconds();
+            double t1 = gmm_clock_seconds();
             if (o->on_progress) o->on_progress(o->user, init, iter, lb, change, t1 - t0);
             t0 = t1;
             if (fabs(change) < o->tol) {
@@ -438,7 +431,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
             }
         }
         if (iter > o->max_iter) iter = o->max_iter;
-        seconds_em += now_seconds() - t_em;
+        seconds_em += gmm_clock_seconds() - t_em;
         n_iter_total += iter;
         if (lb > best_lb || !have_best) {
             touch_join(&toucher);
@@ -476,12 +469,12 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         goto fail;
     }
     if (scores) {
-        t_phase = now_seconds();
+        t_phase = gmm_clock_seconds();
         status = final_scores(be, ctx, model, best_is_in_ctx, scores);
         scores->seconds_setup = seconds_setup;
         scores->seconds_init = seconds_init;
         scores->seconds_em = seconds_em;
-        scores->seconds_scores = now_seconds() - t_phase;
+        scores->seconds_scores = gmm_clock_seconds() - t_phase;
         scores->n_iter_total = n_iter_total;
         if (status == GMM_OK && o->verbose >= 2)
             notice(o, "final E-step and per-sample scores: %.3f s", scores->seconds_scores);
@@ -518,7 +511,7 @@ static gmm_status fit(const gmm_data_view *data, const gmm_options *o,
     const gmm_backend *be = NULL;
     gmm_backend_ctx *ctx = NULL;
     if ((status = gmm_fit_backend_select(o, &be)) != GMM_OK) return status;
-    double t_phase = now_seconds();
+    double t_phase = gmm_clock_seconds();
     gmm_bayes *prior = NULL; /* a variational fit's priors, completed from the data */
     if (o->bayes && (status = gmm_bayes_prior_for_data(o, data, &prior)) != GMM_OK) return status;
     const gmm_backend_config cfg = {.data = *data, .n_components = o->n_components,
@@ -528,7 +521,7 @@ static gmm_status fit(const gmm_data_view *data, const gmm_options *o,
     status = be->create(&ctx, &cfg);
     gmm_bayes_free(prior); /* the context keeps its own copy */
     if (status != GMM_OK) return status;
-    double seconds_setup = now_seconds() - t_phase;
+    double seconds_setup = gmm_clock_seconds() - t_phase;
     if (o->verbose >= 2)
         notice(o, "%s backend context (the data on the device, buffers): %.3f s", be->name,
                seconds_setup);

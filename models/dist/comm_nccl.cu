@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/clock.h"
 #include "kernels/cuda_check.h"
 #include "models/dist/comm_nccl.h"
 
@@ -98,13 +99,6 @@ extern "C" void gmm_nccl_set_wait(gmm_nccl *n, double limit_s, int (*abandon)(vo
     n->abandon_arg = arg;
 }
 
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Ends the communicator (its kernels in flight stop) and returns why. */
 static gmm_status abandon_sum(gmm_nccl *n, gmm_status why)
 {
@@ -118,7 +112,7 @@ static gmm_status abandon_sum(gmm_nccl *n, gmm_status why)
  * the time limit (a peer that died where no error reaches this rank, e.g. over NVLink). */
 static gmm_status wait_for_sum(gmm_nccl *n, cudaStream_t stream)
 {
-    const double start = seconds_now();
+    const double start = gmm_clock_seconds();
     for (long polls = 0;; polls++) {
         cudaError_t e = cudaStreamQuery(stream);
         if (e == cudaSuccess) return GMM_OK;
@@ -135,7 +129,7 @@ static gmm_status wait_for_sum(gmm_nccl *n, cudaStream_t stream)
         if (n->abandon && n->abandon(n->abandon_arg))
             return abandon_sum(n, gmm_error(GMM_ERR_CUDA, "the sum over ranks (NCCL all-reduce) "
                                             "abandoned: another rank failed"));
-        double waited = seconds_now() - start;
+        double waited = gmm_clock_seconds() - start;
         if (n->wait_limit_s > 0 && waited > n->wait_limit_s)
             return abandon_sum(n, gmm_error(GMM_ERR_CUDA, "the sum over ranks (NCCL all-reduce) "
                                             "waited %.0f s for the other ranks: one of them has "

@@ -5,17 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "kernels/clock.h"
 #include "kernels/knn.h"
 #include "kernels/knn_graph.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void gmm_spectral_free(gmm_spectral *e)
 {
@@ -63,14 +56,14 @@ gmm_status gmm_spectral_embed(const float *X, int64_t n, int dim, const gmm_spec
         return gmm_error(GMM_ERR_ARG, "spectral embedding: neighbours must be in [2, %lld], got %d",
                          (long long)(n < KNN_CUDA_MAX_K ? n : KNN_CUDA_MAX_K), k);
 
-    double t0 = now_seconds();
+    double t0 = gmm_clock_seconds();
     nn = malloc(sizeof(int32_t) * (size_t)n * k);
     if (!nn) goto nomem;
     if ((status = nearest(X, n, X, n, dim, k, gpu, nn)) != GMM_OK) goto fail;
-    double t1 = now_seconds();
+    double t1 = gmm_clock_seconds();
     if ((status = knn_graph_build(nn, n, k, &graph)) != GMM_OK) goto fail;
     knn_graph_normalise(&graph);
-    double t2 = now_seconds();
+    double t2 = gmm_clock_seconds();
 
     vecs = malloc(sizeof(double) * (size_t)n * (D + 1));
     vals = malloc(sizeof(double) * (D + 1));
@@ -107,7 +100,7 @@ gmm_status gmm_spectral_embed(const float *X, int64_t n, int dim, const gmm_spec
     out->graph_components = graph.n_components;
     out->seconds_knn = t1 - t0;
     out->seconds_graph = t2 - t1;
-    out->seconds_eigen = now_seconds() - t2;
+    out->seconds_eigen = gmm_clock_seconds() - t2;
     goto done;
 nomem:
     status = gmm_error(GMM_ERR_NOMEM, "spectral embedding: out of memory for %lld points",

@@ -6,20 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "kernels/clock.h"
 #include "kernels/fuzzy_set.h"
 #include "kernels/knn.h"
 #include "kernels/rng.h"
 #include "kernels/umap_sgd.h"
 #include "models/features/pca.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* The k nearest rows of refs for each query, nearest first, on the device of gpu. */
 static gmm_status nearest(const float *queries, int64_t m, const float *refs, int64_t n, int dim,
@@ -259,7 +252,7 @@ static gmm_status layout(const umap_edges *edges, float *head, const float *tail
 
 static void step(const gmm_umap_options *o, const char *what, double t0)
 {
-    if (o && o->on_step) o->on_step(o->user, what, now_seconds() - t0);
+    if (o && o->on_step) o->on_step(o->user, what, gmm_clock_seconds() - t0);
 }
 
 gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *images,
@@ -317,7 +310,7 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     fuzzy_graph g = {0};
     gmm_umap_space *s = NULL;
     if (!nn || !nd || !w) goto nomem;
-    const double t0 = now_seconds();
+    const double t0 = gmm_clock_seconds();
     /* the space first: its metric and projection are what the neighbours are found by */
     if ((st = gmm_umap_space_alloc(n, dim, k, D, map_dims,
                                    images ? GMM_UMAP_KEEPS_IMAGES : GMM_UMAP_KEEPS_VALUES, &s)) !=
@@ -333,10 +326,10 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
         step(o, "principal axes", t0);
         if ((st = fit_knn_pca(X, n, dim, pca_axes, power, &s->knn_pca)) != GMM_OK) goto fail;
     }
-    const double t_pca = now_seconds();
+    const double t_pca = gmm_clock_seconds();
     step(o, "neighbours", t0);
     if ((st = gmm_umap_neighbours(s, X, n, X, k, gpu, nn, nd)) != GMM_OK) goto fail;
-    const double t1 = now_seconds();
+    const double t1 = gmm_clock_seconds();
     step(o, "fuzzy graph", t0);
     if ((st = memberships(nn, nd, n, k, 1.0, 0, gpu, w)) != GMM_OK ||
         (st = fuzzy_union_cpu(nn, w, n, k, &g)) != GMM_OK)
@@ -346,20 +339,20 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     free(nd);
     free(w);
     nn = NULL, nd = NULL, w = NULL;
-    const double t2 = now_seconds();
+    const double t2 = gmm_clock_seconds();
     step(o, "spectral start", t0);
     if (!(start = malloc(sizeof(double) * (size_t)n * start_dims))) goto nomem;
     if ((st = spectral_start(&g, start_dims, seed, gpu, start, &rep.lanczos)) != GMM_OK) goto fail;
     if (images) memcpy(s->images, images, (size_t)n * dim);
     else memcpy(s->values, X, sizeof(float) * (size_t)n * dim);
     scale_start(start, n, start_dims, D, seed ^ 0x9e3779b97f4a7c15ull, s->embedding);
-    const double t3 = now_seconds();
+    const double t3 = gmm_clock_seconds();
     step(o, "layout", t0);
     const umap_edges edges = {n, n, g.row_ptr, g.col, g.val};
     umap_sgd_options so = {.a = a, .b = b, .gamma = 1, .initial_alpha = 1,
                            .negative_sample_rate = 5, .n_epochs = epochs, .seed = seed};
     if ((st = layout(&edges, s->embedding, NULL, D, &so, gpu)) != GMM_OK) goto fail;
-    const double t4 = now_seconds();
+    const double t4 = gmm_clock_seconds();
     if (map_dims) {
         step(o, "map layout", t0);
         scale_start(start, n, start_dims, 2, seed ^ 0x6a09e667f3bcc909ull, s->map);
@@ -371,7 +364,7 @@ gmm_status gmm_umap_embed(const float *X, int64_t n, int dim, const uint8_t *ima
     rep.seconds_graph = t2 - t1;
     rep.seconds_init = t3 - t2;
     rep.seconds_layout = t4 - t3;
-    rep.seconds_map = now_seconds() - t4;
+    rep.seconds_map = gmm_clock_seconds() - t4;
     rep.n_edges = g.nnz;
     rep.n_epochs = epochs;
     if (report) *report = rep;

@@ -6,19 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "kernels/clock.h"
 #include "kernels/knn.h"
 #include "kernels/rng.h"
 #include "models/core/em.h"
 #include "models/core/init.h"
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The smallest squared distance between a mean of group a and a mean of group b. */
 static double nearest_means(const int *group, int n_fine, int a, int b, const double *means,
@@ -232,9 +225,9 @@ gmm_status gmm_init_merge(const double *X, int64_t n_samples, int dim, const gmm
     eo.gpu = o->gpu;
     eo.should_stop = o->should_stop;
     eo.user = o->user;
-    const double t0 = now_seconds();
+    const double t0 = gmm_clock_seconds();
     if ((status = gmm_fit_scored(X, n_samples, dim, &eo, &m, &scores)) != GMM_OK) goto done;
-    const double t1 = now_seconds();
+    const double t1 = gmm_clock_seconds();
     for (int64_t i = 0; i < n_samples; i++) sizes[scores.labels[i]]++;
     if (k >= 2 && (status = count_edges(X, n_samples, dim, scores.labels, n_fine, k, o->seed,
                                         o->gpu, edges)) != GMM_OK)
@@ -252,7 +245,7 @@ gmm_status gmm_init_merge(const double *X, int64_t n_samples, int dim, const gmm
                  "%.2f s) joined into %d along the %d-nearest-neighbour graph of %lld samples "
                  "(%.2f s)", n_fine, o->n_init, t1 - t0, K, k,
                  (long long)(n_samples < GMM_MERGE_QUERIES ? n_samples : GMM_MERGE_QUERIES),
-                 now_seconds() - t1);
+                 gmm_clock_seconds() - t1);
         o->on_notice(o->user, msg);
     }
 done:

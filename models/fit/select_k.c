@@ -5,15 +5,8 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "kernels/clock.h"
 
 int gmm_k_criterion_parse(const char *name, gmm_k_criterion *out)
 {
@@ -98,14 +91,14 @@ gmm_status gmm_fit_k_range(const double *X, int64_t n_samples, int dim, const gm
     for (int i = 0; i < n_fits; i++) {
         int k = range->k_first + i * range->k_step;
         o.n_components = k;
-        double t0 = now_seconds();
+        double t0 = gmm_clock_seconds();
         if (!ctx)
             status = gmm_backend_create_f64(be, &ctx, X, n_samples, dim, k, o.covariance_type,
                                             o.precision, &o.tuning, o.gpu);
         else
             status = be->set_n_components(ctx, k);
         if (status != GMM_OK) goto fail;
-        double seconds_setup = now_seconds() - t0;
+        double seconds_setup = gmm_clock_seconds() - t0;
         const gmm_data_view data = gmm_data_view_f64(X, n_samples, dim);
         status = gmm_fit_on_context(be, ctx, seconds_setup, &data, &o, NULL, &fitted,
                                     &fitted_scores);
@@ -124,7 +117,7 @@ gmm_status gmm_fit_k_range(const double *X, int64_t n_samples, int dim, const gm
                             .entropy = entropy,
                             .icl = bic + 2 * entropy,
                             .n_parameters = gmm_n_parameters(&fitted),
-                            .seconds = now_seconds() - t0};
+                            .seconds = gmm_clock_seconds() - t0};
         *n_done = i + 1;
         if (range->on_result &&
             (status = range->on_result(range->user, r, &fitted, &fitted_scores)) != GMM_OK)

@@ -5,18 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "kernels/clock.h"
 #include "models/core/em.h"
 #include "models/features/spectral.h"
 #include "models/fit/merge_init.h"
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 gmm_status gmm_init_spectral(const double *X, int64_t n, int dim, const gmm_options *o,
                              double *resp)
@@ -30,11 +23,11 @@ gmm_status gmm_init_spectral(const double *X, int64_t n, int dim, const gmm_opti
     for (size_t i = 0; i < (size_t)n * dim; i++) Xf[i] = (float)X[i];
     const gmm_spectral_options so = {.n_neighbors = o->knn_neighbors, .n_dims = o->spectral_dims,
                                      .seed = o->seed};
-    const double t0 = now_seconds();
+    const double t0 = gmm_clock_seconds();
     st = gmm_spectral_embed(Xf, n, dim, &so, o->gpu, &e);
     free(Xf);
     if (st != GMM_OK) return st;
-    const double t1 = now_seconds();
+    const double t1 = gmm_clock_seconds();
     /* the mixture in the embedding, with the library's defaults for what the embedding's scale
      * decides (reg_covar, tol: the coordinates are about 1 / sqrt(n)) */
     gmm_options eo;
@@ -52,7 +45,7 @@ gmm_status gmm_init_spectral(const double *X, int64_t n, int dim, const gmm_opti
         char msg[256];
         snprintf(msg, sizeof msg, "init=spectral: a %d-dimensional embedding of the %d-nearest-"
                  "neighbour graph (%.2f s), a mixture fitted in it (%d iterations, %.2f s)",
-                 e.n_dims, e.n_neighbors, t1 - t0, m.n_iter, now_seconds() - t1);
+                 e.n_dims, e.n_neighbors, t1 - t0, m.n_iter, gmm_clock_seconds() - t1);
         o->on_notice(o->user, msg);
     }
 done:
