@@ -172,8 +172,9 @@ int bench_scale(int argc, char **argv)
     gmm_data_view view = {GMM_ELEM_U8, ds.pixels, ds.n_samples, d, 0, ds.n_samples};
     printf("scale: %d x %d bytes (%.2f GB) from %s, loaded in %.1f s; K = %d, %s, %d EM "
            "iterations, memory budget %s%lld\n",
-           ds.n_samples, d, (double)ds.n_samples * d / 1e9, data_dir, gmm_clock_seconds() - t_load, K,
-           gmm_cov_type_name(type), iters, budget ? "" : "(free memory) ", budget);
+           ds.n_samples, d, (double)ds.n_samples * d / 1e9, data_dir,
+           gmm_clock_seconds() - t_load, K, gmm_cov_type_name(type), iters,
+           budget ? "" : "(free memory) ", budget);
     printf("%-5s %-9s %-9s %12s %9s %14s %11s\n", "gpus", "precision", "streamed", "s/iteration",
            "speed-up", "GPU0 mem GB", "fit wall s");
     int rc = 0;
