@@ -33,6 +33,13 @@ typedef enum {
                                   (models/fit/merge_init.h) */
 } gmm_init_method;
 
+/* The initialisations that are fits themselves (options.fitted_init, plugged in from models/fit/):
+ * they spend n_init on their own mixture, so the EM loop makes one run from them. */
+static inline int gmm_init_is_fit(gmm_init_method method)
+{
+    return method == GMM_INIT_SPECTRAL || method == GMM_INIT_MERGE;
+}
+
 /* The prior on the mixture weights of a variational (Bayesian) fit, scikit-learn's
  * weight_concentration_prior_type: a stick-breaking Dirichlet process (it switches surplus
  * components off) or a Dirichlet distribution. */

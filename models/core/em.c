@@ -348,9 +348,7 @@ gmm_status gmm_fit_on_context(const gmm_backend *be, gmm_backend_ctx *ctx, doubl
         notice(o, "--init knn on all the data is deterministic: every --n-init run starts alike");
     if (o->init_model && o->n_init > 1)
         notice(o, "starting from a given model: one run (n_init=%d does not apply)", o->n_init);
-    /* init=spectral/merge (fits: models/fit/) spend n_init on their own mixture: one run here */
-    int n_runs = o->init_model || (!initial_resp && (o->init == GMM_INIT_SPECTRAL ||
-                                                     o->init == GMM_INIT_MERGE)) ? 1 : o->n_init;
+    int n_runs = o->init_model || (!initial_resp && gmm_init_is_fit(o->init)) ? 1 : o->n_init;
     int stopped = 0, stopped_init = 0, stopped_iter = 0; /* a stop was asked for, and where */
     for (int init = 0; init < n_runs && !stopped; init++) {
         t_phase = gmm_clock_seconds();

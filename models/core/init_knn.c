@@ -32,7 +32,6 @@ static double sq_dist_f(const float *a, const float *b, int d)
     return s;
 }
 
-
 static gmm_status stop_check(const char *where)
 {
     if (!gmm_stop_requested()) return GMM_OK;
