@@ -310,6 +310,7 @@ void cli_apply_environment(gmm_tuning *tuning)
     if ((v = env_value("GMM_CPU_CHUNK_ROWS")) && atoll(v) > 0) tuning->chunk_rows = atoll(v);
     if ((v = env_value("GMM_CUDA_NO_COMPACT")) && strcmp(v, "0") != 0) tuning->no_compaction = 1;
     if ((v = env_value("GMM_CUDA_KMEANS")) && strcmp(v, "gemm") == 0) tuning->kmeans_gemm = 1;
+    if ((v = env_value("GMM_ESTEP_ALL_PAIRS")) && strcmp(v, "0") != 0) tuning->estep_all_pairs = 1;
 }
 
 static void *gpu_libs_load_thread(void *arg)

@@ -71,6 +71,15 @@ typedef struct {
                                    GEMM over the K components per block. 0: the
                                    default (blocks of about 112 columns for d >= 224, the
                                    fastest measured in every precision); 1: one GEMM */
+    int estep_all_pairs;        /* 1: every (sample, component) distance in full. 0: the
+                                   float64 E-step of a full covariance on more than 224
+                                   dimensions leaves partial the pairs whose responsibility is
+                                   already known to be 0 in float64 (log-probability more than
+                                   800 below the row's candidate component's, judged on the
+                                   first column blocks): the same log-likelihoods and
+                                   responsibilities, to rounding, from about a third of the
+                                   products; those pairs' log responsibilities (< -800) are
+                                   then upper bounds */
     int64_t estep_rows;         /* the GPU E-step's rows per pass (0: as many as the workspace
                                    holds): fewer would keep a pass's product in the L2 cache for
                                    the row kernel that reads it (1024-4096 rows measured slower

@@ -228,6 +228,7 @@ static gmm_status cpu_create(gmm_backend_ctx **out, const gmm_backend_config *cf
     c->bayes_prior = cfg->bayes;
     c->capacity_rows = n_samples;
     c->tuning_chunk_rows = cfg->tuning ? cfg->tuning->chunk_rows : 0;
+    c->estep_all_pairs = cfg->tuning ? cfg->tuning->estep_all_pairs : 0;
     c->chunk_bytes = CHUNK_BYTES;
     if (cfg->tuning && cfg->tuning->memory_budget > 0 &&
         (size_t)cfg->tuning->memory_budget / 4 < c->chunk_bytes)
@@ -399,7 +400,15 @@ static gmm_status e_step_chunks(gmm_backend_ctx *c, int f32, const void *packed,
         if (f32)
             cpu_estep_dist_f32(c->X_f32 + (size_t)r0 * d, rows, d, mats, K, packed, centers,
                                work, lr);
-        else if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
+        else if (c->type == GMM_COV_FULL && !c->estep_all_pairs && K >= 2 &&
+                 d > 2 * CPU_ESTEP_BLOCK) {
+            /* the pairs of no weight left partial; the last E-step's responsibilities (still
+             * in lr) name each row's candidate */
+            status = cpu_estep_dist_pruned_f64(cpu_chunk_f64(c, r0, rows), rows, d, K, packed,
+                                               centers, c->log_const,
+                                               c->have_resp ? lr : NULL, work, lr);
+            if (status != GMM_OK) return status;
+        } else if (c->type == GMM_COV_FULL || c->type == GMM_COV_TIED)
             cpu_estep_dist_f64(cpu_chunk_f64(c, r0, rows), rows, d, mats, K, packed, centers,
                                work, lr);
         else

@@ -35,6 +35,7 @@ struct gmm_backend_ctx {
     int64_t chunk_rows;    /* E-step rows per chunk (its GEMM output is rows x K d) */
     int64_t mstep_rows;    /* M-step rows per chunk (rows x d: the data, the packed rows) */
     int64_t tuning_chunk_rows; /* the options' tuning.chunk_rows (0: none) */
+    int estep_all_pairs;       /* the options' tuning.estep_all_pairs: no pair left partial */
     size_t chunk_bytes;        /* CHUNK_BYTES, or a quarter of tuning.memory_budget */
     int have_params, have_resp;
     int64_t capacity_rows;  /* the rows the context was made for (set_rows takes at most these) */

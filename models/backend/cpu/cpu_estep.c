@@ -1,6 +1,9 @@
 /* The CPU backend's triangle-blocked E-step product (see cpu_estep.h). */
 #include "models/backend/cpu/cpu_estep.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "kernels/blas_cpu.h"
 #include "kernels/parallel.h"
 
@@ -98,4 +101,122 @@ void cpu_estep_dist_f32(const float *X, int64_t rows, int dim, int n_mats, int n
                         const float *packed, const double *centers, float *work, double *dist)
 {
     DIST_BODY(float, la_sgemm)
+}
+
+/* dist[i, k] += sum over block [j0, j0 + w) of (Z[r, t] - c_k[j0 + t])^2 for the rows
+ * rows_of[r] (r < n): the block's squares added in index order, as DIST_BODY adds them. */
+static void add_block_squares(const double *Z, int64_t n, int w, const int64_t *rows_of, int k,
+                              int n_components, const double *center, double *dist)
+{
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(3.0 * n * w))
+    for (int64_t r = 0; r < n; r++) {
+        const double *z = Z + (size_t)r * w;
+        double s = dist[(size_t)rows_of[r] * n_components + k];
+        for (int t = 0; t < w; t++) {
+            double e = z[t] - center[t];
+            s += e * e;
+        }
+        dist[(size_t)rows_of[r] * n_components + k] = s;
+    }
+}
+
+/* Component k's blocks from block 1 on for the rows rows_of[0 .. n) (gathered into G, dim
+ * values each), the rows whose bound log_const[k] - dist / 2 falls below floor[row] dropped
+ * after each block when floor is given (G and rows_of compacted in order). */
+static void finish_component(const double *X, int dim, int n_components, int k,
+                             const double *packed, const double *centers,
+                             const double *log_const, const double *floor, int64_t *rows_of,
+                             int64_t n, double *G, double *Z, double *dist)
+{
+    const int K = n_components, w0 = block_end(0, dim);
+    for (int64_t r = 0; r < n; r++)
+        memcpy(G + (size_t)r * dim, X + (size_t)rows_of[r] * dim, sizeof(double) * dim);
+    size_t off = (size_t)w0 * K * w0;
+    for (int j0 = w0; j0 < dim && n > 0; j0 = block_end(j0, dim)) {
+        const int j1 = block_end(j0, dim), w = j1 - j0;
+        la_dgemm(false, false, (int)n, w, j1, 1, G, dim, packed + off + (size_t)k * w, K * w, 0,
+                 Z, w);
+        off += (size_t)j1 * K * w;
+        add_block_squares(Z, n, w, rows_of, k, K, centers + (size_t)k * dim + j0, dist);
+        if (!floor || j1 == dim) continue;
+        int64_t kept = 0;
+        for (int64_t r = 0; r < n; r++) {
+            const int64_t i = rows_of[r];
+            if (log_const[k] - 0.5 * dist[(size_t)i * K + k] < floor[i]) continue;
+            if (kept != r) {
+                rows_of[kept] = i;
+                memcpy(G + (size_t)kept * dim, G + (size_t)r * dim, sizeof(double) * dim);
+            }
+            kept++;
+        }
+        n = kept;
+    }
+}
+
+gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int n_components,
+                                     const double *packed, const double *centers,
+                                     const double *log_const, const double *previous,
+                                     double *work, double *dist)
+{
+    const int K = n_components, w0 = block_end(0, dim);
+    int *best = malloc(sizeof(int) * (size_t)rows);
+    int64_t *rows_of = malloc(sizeof(int64_t) * (size_t)rows);
+    double *floor = malloc(sizeof(double) * (size_t)rows);
+    if (!best || !rows_of || !floor) {
+        free(best), free(rows_of), free(floor);
+        return gmm_error(GMM_ERR_NOMEM, "out of memory for the E-step's row lists (%lld rows)",
+                         (long long)rows);
+    }
+    /* the candidate of each row: the previous responsibilities' largest, read before dist
+     * (which may be the same buffer) is written */
+    for (int64_t i = 0; previous && i < rows; i++) {
+        const double *p = previous + (size_t)i * K;
+        int b = 0;
+        for (int k = 1; k < K; k++)
+            if (p[k] > p[b]) b = k;
+        best[i] = b;
+    }
+    /* block 0 for every pair */
+    la_dgemm(false, false, (int)rows, K * w0, w0, 1, X, dim, packed, K * w0, 0, work, K * w0);
+#pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(3.0 * rows * K * w0))
+    for (int64_t i = 0; i < rows; i++)
+        for (int k = 0; k < K; k++) {
+            const double *y = work + (size_t)i * K * w0 + (size_t)k * w0,
+                         *c = centers + (size_t)k * dim;
+            double s = 0;
+            for (int t = 0; t < w0; t++) {
+                double e = y[t] - c[t];
+                s += e * e;
+            }
+            dist[(size_t)i * K + k] = s;
+        }
+    if (!previous)
+        for (int64_t i = 0; i < rows; i++) {
+            const double *s = dist + (size_t)i * K;
+            int b = 0;
+            for (int k = 1; k < K; k++)
+                if (log_const[k] - 0.5 * s[k] > log_const[b] - 0.5 * s[b]) b = k;
+            best[i] = b;
+        }
+    double *G = work, *Z = work + (size_t)rows * dim;
+    /* each row's candidate in full: its log-probability bounds log p(x_i) from below */
+    for (int k = 0; k < K; k++) {
+        int64_t n = 0;
+        for (int64_t i = 0; i < rows; i++)
+            if (best[i] == k) rows_of[n++] = i;
+        finish_component(X, dim, K, k, packed, centers, log_const, NULL, rows_of, n, G, Z, dist);
+    }
+    for (int64_t i = 0; i < rows; i++)
+        floor[i] = log_const[best[i]] - 0.5 * dist[(size_t)i * K + best[i]] -
+                   CPU_ESTEP_PRUNE_MARGIN;
+    /* the other pairs block by block while their bound stays above the floor */
+    for (int k = 0; k < K; k++) {
+        int64_t n = 0;
+        for (int64_t i = 0; i < rows; i++)
+            if (best[i] != k && log_const[k] - 0.5 * dist[(size_t)i * K + k] >= floor[i])
+                rows_of[n++] = i;
+        finish_component(X, dim, K, k, packed, centers, log_const, floor, rows_of, n, G, Z, dist);
+    }
+    free(best), free(rows_of), free(floor);
+    return GMM_OK;
 }
