@@ -247,6 +247,7 @@ int bench_em(int argc, char **argv)
             const char *label;
         } runs[] = {
             {GMM_PRECISION_FP64, {0}, "fp64"},
+            {GMM_PRECISION_FP64, {.estep_all_pairs = 1}, "fp64 all pairs"},
             {GMM_PRECISION_TF32, {0}, "tf32"},
             {GMM_PRECISION_FP32, {0}, "fp32"},
             {GMM_PRECISION_FP64, {.no_compaction = 1}, "fp64 no compaction"},
@@ -268,7 +269,7 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_FP64, {.estep_rows = 1024}, "fp64 E 1024 rows"},
             {GMM_PRECISION_FP64, {.estep_rows = 4096}, "fp64 E 4096 rows"},
         };
-        int n_runs = variants || only ? (int)(sizeof runs / sizeof runs[0]) : 5;
+        int n_runs = variants || only ? (int)(sizeof runs / sizeof runs[0]) : 6;
         for (int r = 0; r < n_runs && n_rows < 160; r++) {
             em_timing t;
             if (only && !strstr(runs[r].label, only)) continue;

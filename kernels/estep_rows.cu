@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "kernels/estep_rows.h"
+#include "kernels/grid.cuh"
 #include "kernels/reduce.cuh"
 
 #define ESTEP_ROWS_THREADS 256
@@ -202,4 +203,38 @@ extern "C" gmm_status estep_rows_f32_cuda(estep_rows_mode mode, const float *d_Y
     return launch<float>(mode, d_Y, ld_y, comp_stride, col_block, d_centers, d_scales,
                          d_log_const, n_rows, n_components, dim, d_log_resp, d_log_prob_norm,
                          stream, "estep_rows_f32_cuda");
+}
+
+/* a thread per row: lp = log_const - dist / 2 in place, its log-sum-exp, the log responsibilities */
+static __global__ void from_dist_kernel(const double *__restrict__ cst, int64_t n, int K,
+                                        double *rows, double *lpn)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double *row = rows + i * K, mx = -INFINITY;
+        for (int k = 0; k < K; k++) {
+            row[k] = cst[k] - 0.5 * row[k];
+            mx = fmax(mx, row[k]);
+        }
+        double s = 0;
+        for (int k = 0; k < K; k++) s += exp(row[k] - mx);
+        const double norm = mx + log(s);
+        for (int k = 0; k < K; k++) row[k] -= norm;
+        lpn[i] = norm;
+    }
+}
+
+extern "C" gmm_status estep_rows_from_dist_cuda(const double *d_log_const, size_t n_rows,
+                                                int n_components, double *d_dist_to_log_resp,
+                                                double *d_log_prob_norm, void *stream)
+{
+    gmm_status status = GMM_OK;
+    if (!d_log_const || !d_dist_to_log_resp || !d_log_prob_norm || n_components <= 0)
+        return gmm_error(GMM_ERR_ARG, "estep_rows_from_dist_cuda: bad arguments");
+    if (n_rows == 0) return GMM_OK;
+    from_dist_kernel<<<kernel_grid_for((int64_t)n_rows, 256), 256, 0, (cudaStream_t)stream>>>(
+        d_log_const, (int64_t)n_rows, n_components, d_dist_to_log_resp, d_log_prob_norm);
+    GMM_CUDA_CHECK(cudaGetLastError());
+fail:
+    return status;
 }

@@ -26,7 +26,8 @@
  *                             where it is aligned, then a butterfly sum), the log-probabilities
  *                             in shared memory, one warp a row for the log-sum-exp; at most
  *                             ESTEP_ROWS_MAX_COMPONENTS components (shared memory);
- *   estep_rows_f32_cuda       the same reading a float32 Y (converted per element to float64).
+ *   estep_rows_f32_cuda       the same reading a float32 Y (converted per element to float64);
+ *   estep_rows_from_dist_cuda the second half alone, a thread per row.
  * GPU versions take device pointers (d_*) and an optional cudaStream_t as void * (NULL: the
  * default stream); they return once the work is queued. */
 #ifndef GMM_ESTEP_ROWS_H
@@ -48,6 +49,13 @@ typedef enum {
 
 #define ESTEP_ROWS_MAX_COMPONENTS 6000
 
+/* A pair (i, k) whose log-probability lies more than this below another component's has a
+ * responsibility of exactly 0 in float64 (exp(-745) underflows) and adds nothing to log p(x_i):
+ * the backends' E-steps may leave its distance partial (a lower bound), which the row
+ * operation then turns into a log responsibility below -GMM_ESTEP_PRUNE_MARGIN that bounds the
+ * true one from above (models/backend/cpu/cpu_estep.h). */
+#define GMM_ESTEP_PRUNE_MARGIN 800.0
+
 /* scales may be NULL for ESTEP_ROWS_PROJECTED; log_prob_norm gets n_rows values. */
 gmm_status estep_rows_cpu(estep_rows_mode mode, const double *Y, size_t ld_y, size_t comp_stride,
                           size_t col_block, const double *centers, const double *scales,
@@ -58,6 +66,10 @@ gmm_status estep_rows_cpu(estep_rows_mode mode, const double *Y, size_t ld_y, si
 gmm_status estep_rows_from_dist_cpu(const double *log_const, size_t n_rows, int n_components,
                                     double *dist_to_log_resp, double *log_prob_norm);
 
+/* estep_rows_from_dist_cpu on the device: a thread per row. */
+gmm_status estep_rows_from_dist_cuda(const double *d_log_const, size_t n_rows, int n_components,
+                                     double *d_dist_to_log_resp, double *d_log_prob_norm,
+                                     void *stream);
 gmm_status estep_rows_cuda(estep_rows_mode mode, const double *d_Y, size_t ld_y,
                            size_t comp_stride, size_t col_block, const double *d_centers,
                            const double *d_scales, const double *d_log_const, size_t n_rows,

@@ -13,16 +13,12 @@
 #include "models/backend/backend.h"
 #include "models/backend/cpu/cpu_estep.h"
 #include "models/core/em.h"
+#include "tests/estep_pairs_data.h"
 #include "tests/testutil.h"
 
-/* d = 350: blocks of 112, 112, 112 and 14 columns */
-#define N 2000
-#define D 350
-#define K 4
-
-/* Component means: 0 everywhere, 0.1 (overlapping the first), 6 (far: dropped after block 0),
- * 2.5 (dropped after a later block); rows mu_{i % K} + N(0, I). */
-static const double SHIFT[K] = {0.0, 0.1, 6.0, 2.5};
+#define N PAIRS_N
+#define D PAIRS_D
+#define K PAIRS_K
 
 typedef struct {
     double *X, *U, *packed, *centers, *log_const;
@@ -46,11 +42,10 @@ static problem make_problem(void)
             logdet += log(U[a * D + a]);
             for (int b = a + 1; b < D; b++) U[a * D + b] = 0.01 * tu_rand_normal(&s);
         }
-        for (int j = 0; j < D; j++) means[k * D + j] = SHIFT[k];
+        for (int j = 0; j < D; j++) means[k * D + j] = PAIRS_SHIFT[k];
         p.log_const[k] = log(1.0 / K) + logdet - 0.5 * D * log(2 * M_PI);
     }
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < D; j++) p.X[(size_t)i * D + j] = SHIFT[i % K] + tu_rand_normal(&s);
+    pairs_data(p.X);
     cpu_estep_pack_f64(p.U, K, D, p.packed);
     cpu_estep_centers(means, p.U, K, K, D, 0, p.centers);
     free(means);

@@ -208,7 +208,7 @@ gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int
     }
     for (int64_t i = 0; i < rows; i++)
         floor[i] = log_const[best[i]] - 0.5 * dist[(size_t)i * K + best[i]] -
-                   CPU_ESTEP_PRUNE_MARGIN;
+                   GMM_ESTEP_PRUNE_MARGIN;
     /* the other pairs block by block while their bound stays above the floor */
     for (int k = 0; k < K; k++) {
         int64_t n = 0;

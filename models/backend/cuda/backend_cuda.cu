@@ -63,13 +63,14 @@ static void free_component_buffers(gmm_backend_ctx *c)
                     (void **)&c->d_acc, (void **)&c->d_nk, (void **)&c->d_info,
                     (void **)&c->d_stats, (void **)&c->d_chunk_sums, (void **)&c->d_ones, &c->d_tmp,
                     (void **)&c->d_partial, (void **)&c->d_scalar, &c->d_work,
-                    &c->d_compact_ws};
+                    &c->d_compact_ws, &c->d_prune};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) {
         cudaFree(*dev[i]); /* teardown: nothing to report, a NULL is a no-op */
         *dev[i] = NULL;
     }
     cuda_bayes_free(c);
-    void **host[] = {(void **)&c->h_bounds, (void **)&c->h_nk, (void **)&c->h_info};
+    void **host[] = {(void **)&c->h_bounds, (void **)&c->h_nk, (void **)&c->h_info,
+                     (void **)&c->h_prune_bounds};
     for (size_t i = 0; i < sizeof host / sizeof host[0]; i++) {
         free(*host[i]);
         *host[i] = NULL;

@@ -109,6 +109,11 @@ struct gmm_backend_ctx {
     int *h_bounds;           /* K + 1: packed start of each component */
 
     int estep_blocks;        /* column blocks of the triangular E-step product (1: one GEMM) */
+    /* the E-step's pairs of no weight left partial (cuda_estep_pruned.cu), made at its first
+     * use: flags, scan, row lists, candidates, floors and the scan's temporary */
+    void *d_prune;
+    int *h_prune_bounds;     /* K + 1: a stage's list bounds */
+    int prune_block;         /* the column block width of the current E-step */
     cuda_factor_graph factor_graph;
     double *h_nk;
     int *h_info;
@@ -187,6 +192,12 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
  * the M-step's sums (the final scores: no M-step follows). */
 gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
+/* cuda_estep_pruned.cu: whether a float64 E-step of this context with column blocks of width
+ * `block` leaves the pairs of no weight partial, and rows [r0, r0 + rows) (Xc) so: distances,
+ * then the row operation into d_log_resp and d_lpn (U: the packed factors, Y: the workspace). */
+bool cuda_estep_prunes(const gmm_backend_ctx *c, int block);
+gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t r0,
+                                   int64_t rows, const double *U, int block, double *Y);
 gmm_status cuda_get_log_resp_rows(gmm_backend_ctx *c, int64_t r0, int64_t n, double *log_resp);
 /* cuda_mstep.cu */
 gmm_status cuda_m_step(gmm_backend_ctx *c, double reg_covar, gmm_mstep_report *report);

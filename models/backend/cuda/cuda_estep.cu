@@ -254,6 +254,7 @@ static gmm_status e_step(gmm_backend_ctx *c, bool sums, double *mean_log_likelih
     gmm_status status = estep_checks(c);
     if (status != GMM_OK) return status;
     {
+        const bool prunes = cuda_estep_prunes(c, estep_block(c));
         cuda_chunk_loop L;
         if ((status = cuda_chunks_begin(c, compute_elem(c), c->estep_step, &L)) != GMM_OK)
             goto fail;
@@ -261,9 +262,12 @@ static gmm_status e_step(gmm_backend_ctx *c, bool sums, double *mean_log_likelih
             status = c->single ? estep_chunk<float>(c, (const float *)L.X, L.r0, L.rows,
                                                     (const float *)c->d_ucat, c->d_b,
                                                     (float *)c->d_work)
-                               : estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows,
-                                                     (const double *)c->d_ucat, c->d_b,
-                                                     (double *)c->d_work);
+                     : prunes ? cuda_estep_chunk_pruned(c, (const double *)L.X, L.r0, L.rows,
+                                                        (const double *)c->d_ucat,
+                                                        estep_block(c), (double *)c->d_work)
+                              : estep_chunk<double>(c, (const double *)L.X, L.r0, L.rows,
+                                                    (const double *)c->d_ucat, c->d_b,
+                                                    (double *)c->d_work);
             if (status == GMM_OK && sums)
                 status = cuda_estep_chunk_sums(c, L.X, L.r0, L.rows);
             if (status != GMM_OK) goto fail;

@@ -1,0 +1,274 @@
+/* The CUDA E-step's distances for a full covariance in float64 with the pairs of no weight left
+ * partial: the device twin of the CPU backend's cpu_estep_dist_pruned_f64 (cpu_estep.h says
+ * why it is exact). Per chunk of rows, in the E-step's packed column blocks (ucat_kernel):
+ *   1. block 0 of every pair: one GEMM over all components, its squares (a warp per pair);
+ *   2. each row's candidate: the previous E-step's most responsible component, else the block-0
+ *      bounds' most likely one; the candidates in full (blocks 1 .. B-1), component by
+ *      component on their gathered rows;
+ *   3. the other pairs whose bound log_const - partial / 2 is within GMM_ESTEP_PRUNE_MARGIN of
+ *      their row's candidate, in stages of doubling width (blocks [1, 3), [3, 7), [7, 15) ..:
+ *      at d = 784 the second block, then the last four), the bounds tested again before each.
+ * A stage lists its pairs component-major (flags, one CUB scan, the K + 1 bounds back to the
+ * host), gathers their rows' first columns, runs one GEMM per component and block into a
+ * workspace and adds the squares to the pair's distance. The CPU stages block by block: the
+ * device's gathers and launches favour fewer, larger stages. */
+#include <cub/cub.cuh>
+
+#include "kernels/estep_rows.h"
+#include "kernels/reduce.cuh"
+#include "models/backend/cuda/backend_cuda.cuh"
+
+#define WARPS 8 /* a block of threads: 8 warps, a warp per pair */
+
+/* best[i]: the largest of the previous log responsibilities of row i. */
+static __global__ void previous_best_kernel(const double *__restrict__ prev, int64_t n, int K,
+                                            int *best)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double *p = prev + i * K;
+        int b = 0;
+        for (int k = 1; k < K; k++)
+            if (p[k] > p[b]) b = k;
+        best[i] = b;
+    }
+}
+
+/* best[i]: the largest bound cst[k] - dist[i, k] / 2. */
+static __global__ void bound_best_kernel(const double *__restrict__ dist,
+                                         const double *__restrict__ cst, int64_t n, int K,
+                                         int *best)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double *s = dist + i * K;
+        int b = 0;
+        for (int k = 1; k < K; k++)
+            if (cst[k] - 0.5 * s[k] > cst[b] - 0.5 * s[b]) b = k;
+        best[i] = b;
+    }
+}
+
+/* dist[row, k] (+)= sum_t (Z[p, t] - b[k d + c0 + t])^2 over t < width, a warp per entry p:
+ * entries [0, n) of component k (k >= 0) with rows row_of[p], or with k < 0 every pair of
+ * block 0 (p = i K + k', Z row i at column k' width, ld ldz) set rather than added. */
+static __global__ void squares_kernel(const double *__restrict__ Z, int64_t ldz, int width,
+                                      const double *__restrict__ b, int d, int c0,
+                                      const int *__restrict__ row_of, int k, int K, int64_t n,
+                                      double *dist)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    for (int64_t p = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5); p < n;
+         p += warps) {
+        const int kk = k >= 0 ? k : (int)(p % K);
+        const int64_t row = k >= 0 ? row_of[p] : p / K;
+        const double *z = k >= 0 ? Z + p * ldz : Z + row * ldz + (int64_t)kk * width;
+        const double *c = b + (int64_t)kk * d + c0;
+        double s = 0;
+        for (int t = lane; t < width; t += 32) {
+            const double e = z[t] - c[t];
+            s += e * e;
+        }
+        s = warp_sum(s);
+        if (lane == 0) {
+            double *out = dist + row * K + kk;
+            *out = k >= 0 ? *out + s : s;
+        }
+    }
+}
+
+/* floor[i] = cst[best] - dist[i, best] / 2 - margin */
+static __global__ void floor_kernel(const double *__restrict__ dist, const double *__restrict__ cst,
+                                    const int *__restrict__ best, int64_t n, int K, double *floor)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        floor[i] = cst[best[i]] - 0.5 * dist[i * K + best[i]] - GMM_ESTEP_PRUNE_MARGIN;
+}
+
+/* flags[k n + i]: the candidates (floor NULL: best[i] == k) or the other pairs still within the
+ * margin (best[i] != k and cst[k] - dist[i, k] / 2 >= floor[i]). */
+static __global__ void flags_kernel(const double *__restrict__ dist, const double *__restrict__ cst,
+                                    const int *__restrict__ best, const double *__restrict__ floor,
+                                    int64_t n, int K, int *flags)
+{
+    const int64_t total = n * K;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int k = (int)(e / n);
+        const int64_t i = e - (int64_t)k * n;
+        flags[e] = floor ? best[i] != k && cst[k] - 0.5 * dist[i * K + k] >= floor[i]
+                         : best[i] == k;
+    }
+}
+
+/* row_of[scan[e]] = i for the flagged e = k n + i; bounds[k] = scan[k n], bounds[K] the total */
+static __global__ void scatter_kernel(const int *__restrict__ flags, const int *__restrict__ scan,
+                                      int64_t n, int K, int *row_of, int *bounds)
+{
+    const int64_t total = n * K;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int k = (int)(e / n);
+        const int64_t i = e - (int64_t)k * n;
+        if (flags[e]) row_of[scan[e]] = (int)i;
+        if (i == 0) bounds[k] = scan[e];
+        if (e == total - 1) bounds[K] = scan[e] + flags[e];
+    }
+}
+
+/* G[p, 0:cols] = X[row_of[p], 0:cols], p < n */
+static __global__ void gather_kernel(const double *__restrict__ X, int d,
+                                     const int *__restrict__ row_of, int64_t n, int cols, double *G)
+{
+    const int64_t total = n * cols;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t p = e / cols;
+        const int t = (int)(e - p * cols);
+        G[e] = X[(int64_t)row_of[p] * d + t];
+    }
+}
+
+/* The pieces of c->d_prune for chunks of `rows` rows. */
+typedef struct {
+    int *flags, *scan, *row_of, *best, *bounds;
+    double *floor;
+    void *cub_tmp;
+    size_t cub_bytes;
+} prune_buffers;
+
+static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
+static gmm_status prune_layout(gmm_backend_ctx *c, int64_t rows, prune_buffers *p, size_t *bytes)
+{
+    gmm_status status = GMM_OK;
+    const size_t items = (size_t)rows * c->n_components, K = c->n_components;
+    size_t cub_bytes = 0;
+    GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (const int *)NULL, (int *)NULL,
+                                                 (int)items));
+    {
+        char *base = (char *)c->d_prune;
+        size_t off = 0;
+#define TAKE(field, type, count)                                                               \
+    p->field = (type *)(base ? base + off : NULL);                                             \
+    off += align256(sizeof(type) * (count));
+        TAKE(flags, int, items)
+        TAKE(scan, int, items)
+        TAKE(row_of, int, items)
+        TAKE(best, int, rows)
+        TAKE(bounds, int, K + 1)
+        TAKE(floor, double, rows)
+#undef TAKE
+        p->cub_tmp = base ? base + off : NULL;
+        p->cub_bytes = cub_bytes;
+        *bytes = off + align256(cub_bytes);
+    }
+fail:
+    return status;
+}
+
+/* The pairs flagged by flags_kernel, listed component-major; c->h_prune_bounds gets the K + 1
+ * bounds (the call waits for them). */
+static gmm_status list_pairs(gmm_backend_ctx *c, const prune_buffers *p, const double *dist,
+                             const double *floor, int64_t rows)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components;
+    const int64_t items = rows * K;
+    flags_kernel<<<grid_for(items, 256), 256>>>(dist, c->d_const, p->best, floor, rows, K,
+                                                p->flags);
+    size_t cub_bytes = p->cub_bytes;
+    GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(p->cub_tmp, cub_bytes, p->flags, p->scan,
+                                                 (int)items));
+    scatter_kernel<<<grid_for(items, 256), 256>>>(p->flags, p->scan, rows, K, p->row_of,
+                                                  p->bounds);
+    GMM_CUDA_CHECK(cudaMemcpy(c->h_prune_bounds, p->bounds, sizeof(int) * (K + 1),
+                              cudaMemcpyDeviceToHost));
+fail:
+    return status;
+}
+
+/* Blocks [J0, J1) of the listed pairs: per component, in batches that fit the workspace, the
+ * gathered first c1 columns of the rows, a GEMM per block into Z, the squares added. */
+static gmm_status run_stage(gmm_backend_ctx *c, const double *Xc, const double *U, int J0,
+                            int J1, const prune_buffers *p, double *dist)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim, w = c->prune_block;
+    const int c0 = J0 * w, c1 = J1 * w < d ? J1 * w : d, zc = c1 - c0;
+    const int64_t cap = (int64_t)(c->work_bytes / sizeof(double)) / (c1 + zc);
+    double *G = (double *)c->d_work, *Z = G + (size_t)cap * c1;
+    for (int k = 0; k < K; k++)
+        for (int64_t q0 = c->h_prune_bounds[k]; q0 < c->h_prune_bounds[k + 1]; q0 += cap) {
+            const int64_t q1 = c->h_prune_bounds[k + 1] - q0 < cap ? c->h_prune_bounds[k + 1]
+                                                                   : q0 + cap;
+            const int64_t n = q1 - q0;
+            gather_kernel<<<grid_for(n * c1, 256), 256>>>(Xc, d, p->row_of + q0, n, c1, G);
+            for (int J = J0; J < J1 && J * w < d; J++) {
+                const int j0 = J * w, bw = d - j0 < w ? d - j0 : w, j1 = j0 + bw;
+                const size_t off = (size_t)K * w * w * ((size_t)J * (J + 1) / 2);
+                status = gmm_gpu_dgemm(c->gpu, false, false, (int)n, bw, j1, 1.0, G, c1,
+                                       U + off + (size_t)k * bw, K * bw, 0.0, Z + (j0 - c0), zc);
+                if (status != GMM_OK) goto fail;
+            }
+            squares_kernel<<<grid_for(n * 32, 32 * WARPS), 32 * WARPS>>>(
+                Z, zc, zc, c->d_b, d, c0, p->row_of + q0, k, K, n, dist);
+        }
+fail:
+    return status;
+}
+
+bool cuda_estep_prunes(const gmm_backend_ctx *c, int block)
+{
+    return c->type == GMM_COV_FULL && !c->single && !c->tuning.estep_all_pairs &&
+           c->n_components >= 2 && block < c->dim && c->dim > 2 * block &&
+           (int64_t)c->estep_step * c->n_components < 0x7fffffff;
+}
+
+gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t r0,
+                                   int64_t rows, const double *U, int block, double *Y)
+{
+    gmm_status status = GMM_OK;
+    const int K = c->n_components, d = c->dim, w0 = block;
+    const int B = (d + block - 1) / block;
+    double *dist = c->d_log_resp + r0 * K;
+    prune_buffers p;
+    size_t bytes = 0;
+    c->prune_block = block;
+    if ((status = prune_layout(c, c->estep_step, &p, &bytes)) != GMM_OK) goto fail;
+    if (!c->d_prune) {
+        DMALLOC(c->d_prune, bytes);
+        if (!(c->h_prune_bounds = (int *)malloc(sizeof(int) * (K + 1))))
+            return gmm_error(GMM_ERR_NOMEM, "out of memory for the E-step's pair bounds");
+        if ((status = prune_layout(c, c->estep_step, &p, &bytes)) != GMM_OK) goto fail;
+    }
+    /* 2 (first half): the candidates named by the last E-step, before dist overwrites them */
+    if (c->resp_state >= 2)
+        previous_best_kernel<<<grid_for(rows, 256), 256>>>(dist, rows, K, p.best);
+    /* 1: block 0 of every pair */
+    status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, K * w0, w0, 1.0, Xc, d, U, K * w0,
+                           0.0, Y, K * w0);
+    if (status != GMM_OK) goto fail;
+    squares_kernel<<<grid_for(rows * K * 32, 32 * WARPS), 32 * WARPS>>>(
+        Y, (int64_t)K * w0, w0, c->d_b, d, 0, NULL, -1, K, rows * K, dist);
+    if (c->resp_state < 2)
+        bound_best_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, rows, K, p.best);
+    /* 2: the candidates in full */
+    if ((status = list_pairs(c, &p, dist, NULL, rows)) != GMM_OK) goto fail;
+    if ((status = run_stage(c, Xc, U, 1, B, &p, dist)) != GMM_OK) goto fail;
+    floor_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, p.best, rows, K, p.floor);
+    /* 3: the others, stage by stage */
+    for (int J0 = 1, J1; J0 < B; J0 = J1) {
+        J1 = 2 * J0 + 1 < B ? 2 * J0 + 1 : B;
+        if ((status = list_pairs(c, &p, dist, p.floor, rows)) != GMM_OK) goto fail;
+        if (c->h_prune_bounds[K] == 0) break;
+        if ((status = run_stage(c, Xc, U, J0, J1, &p, dist)) != GMM_OK) goto fail;
+    }
+    GMM_CUDA_CHECK(cudaGetLastError());
+    status = estep_rows_from_dist_cuda(c->d_const, (size_t)rows, K, dist, c->d_lpn + r0,
+                                       gmm_gpu_stream(c->gpu));
+fail:
+    return status;
+}

@@ -1,0 +1,143 @@
+/* Check suite for the CUDA E-step that leaves the pairs of no weight partial
+ * (models/backend/cuda/cuda_estep_pruned.cu) against the CPU backend computing every pair in
+ * full and against the CUDA backend doing so (tuning.estep_all_pairs): the same log p(x_i) and
+ * responsibilities to rounding, the left pairs' log responsibilities below -800 and above the
+ * true ones, pairs actually left; a first E-step (candidates from block 0) and a second (from
+ * the first's responsibilities); one chunk and chunks of 300 rows; and a whole GPU fit equal to
+ * one without the skipping. Skips without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/backend/backend.h"
+#include "models/core/em.h"
+#include "tests/estep_pairs_data.h"
+#include "tests/testutil.h"
+
+#define N PAIRS_N
+#define D PAIRS_D
+#define K PAIRS_K
+
+/* A model of the data: a short CPU fit. */
+static void model_of(const double *X, gmm_model *m)
+{
+    gmm_options o;
+    gmm_options_default(&o);
+    o.n_components = K;
+    o.device = GMM_DEVICE_CPU;
+    o.max_iter = 3;
+    o.tol = 0;
+    TU_CHECK_OK(gmm_fit(X, N, D, &o, m));
+}
+
+/* e_steps E-steps on a context of backend be: the last one's log p and log responsibilities. */
+static void estep(const gmm_backend *be, const double *X, const gmm_model *m,
+                  const gmm_tuning *tuning, int e_steps, double *ll, double *lr)
+{
+    gmm_backend_ctx *ctx = NULL;
+    double mean;
+    TU_CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, D, K, GMM_COV_FULL, GMM_PRECISION_FP64,
+                                       tuning, NULL));
+    TU_CHECK_OK(be->set_params(ctx, m));
+    for (int e = 0; e < e_steps; e++) TU_CHECK_OK(be->e_step(ctx, &mean));
+    TU_CHECK_OK(be->get_estep(ctx, ll, lr));
+    be->destroy(ctx);
+}
+
+/* _i: 0 one chunk, first E-step; 1 one chunk, second E-step; 2 and 3 the same in chunks of 300 */
+START_TEST(test_pruned_estep_matches_all_pairs)
+{
+    double *X = malloc(sizeof(double) * N * D), *ll[3], *lr[3];
+    ck_assert_ptr_nonnull(X);
+    pairs_data(X);
+    gmm_model m = {0};
+    model_of(X, &m);
+    for (int v = 0; v < 3; v++) {
+        ll[v] = malloc(sizeof(double) * N);
+        lr[v] = malloc(sizeof(double) * N * K);
+        ck_assert(ll[v] && lr[v]);
+    }
+    gmm_tuning all = {0}, pruned = {0};
+    all.estep_all_pairs = 1;
+    all.chunk_rows = pruned.chunk_rows = _i >= 2 ? 300 : 0;
+    const int e_steps = _i % 2 ? 2 : 1;
+    estep(&gmm_backend_cpu, X, &m, &all, e_steps, ll[0], lr[0]);
+    estep(tu_gpu_backend(), X, &m, &all, e_steps, ll[1], lr[1]);
+    estep(tu_gpu_backend(), X, &m, &pruned, e_steps, ll[2], lr[2]);
+    int left = 0;
+    for (int i = 0; i < N; i++) {
+        for (int v = 1; v < 3; v++)
+            ck_assert_msg(fabs(ll[v][i] - ll[0][i]) <= 1e-11 * fabs(ll[0][i]),
+                          "row %d, variant %d: log p %.17g against %.17g", i, v, ll[v][i],
+                          ll[0][i]);
+        for (int k = 0; k < K; k++) {
+            const double ref = lr[0][i * K + k], a = lr[1][i * K + k], b = lr[2][i * K + k];
+            if (ref > -700) {
+                ck_assert_msg(fabs(a - ref) <= 1e-8 && fabs(b - ref) <= 1e-8,
+                              "row %d: log resp %g / %g against %g", i, a, b, ref);
+                continue;
+            }
+            ck_assert(exp(a) == 0 && exp(b) == 0);
+            ck_assert_msg(fabs(a - ref) <= 1e-9 * fabs(ref), "all pairs: %g against %g", a, ref);
+            if (fabs(b - ref) > 1e-9 * fabs(ref)) {
+                ck_assert_msg(b < -800 && b > ref, "row %d: %g against %g", i, b, ref);
+                left++;
+            }
+        }
+    }
+    /* half the pairs belong to the far components 2 and 3 and another cluster's rows */
+    ck_assert_msg(left > N * K / 3, "only %d of %d pairs left partial", left, N * K);
+    for (int v = 0; v < 3; v++) free(ll[v]), free(lr[v]);
+    gmm_model_free(&m);
+    free(X);
+}
+END_TEST
+
+/* A GPU fit with the skipping equals one without it to rounding. */
+START_TEST(test_gpu_fit_equals_all_pairs)
+{
+    double *X = malloc(sizeof(double) * N * D);
+    ck_assert_ptr_nonnull(X);
+    pairs_data(X);
+    gmm_model m[2] = {{0}, {0}};
+    for (int all = 0; all < 2; all++) {
+        gmm_options o;
+        gmm_options_default(&o);
+        o.n_components = K;
+        o.device = GMM_DEVICE_GPU;
+        o.max_iter = 5;
+        o.tol = 0;
+        o.tuning.estep_all_pairs = all;
+        TU_CHECK_OK(gmm_fit(X, N, D, &o, &m[all]));
+    }
+    ck_assert_msg(tu_rel_error_1(m[0].lower_bound, m[1].lower_bound) < 1e-12,
+                  "lower bound %.17g against %.17g", m[0].lower_bound, m[1].lower_bound);
+    ck_assert(tu_rel_error(m[0].means, m[1].means, K * D) < 1e-10);
+    ck_assert(tu_rel_error(m[0].weights, m[1].weights, K) < 1e-10);
+    ck_assert(tu_rel_error(m[0].precisions_cholesky, m[1].precisions_cholesky, K * D * D) < 1e-8);
+    gmm_model_free(&m[0]);
+    gmm_model_free(&m[1]);
+    free(X);
+}
+END_TEST
+
+static Suite *gpu_estep_pruned_suite(void)
+{
+    Suite *s = suite_create("gpu_estep_pruned");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_pruned_estep_matches_all_pairs, 0, 4);
+    tcase_add_test(tc, test_gpu_fit_equals_all_pairs);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return 0;
+    }
+    return tu_run_suite(gpu_estep_pruned_suite());
+}
