@@ -77,9 +77,10 @@ typedef struct {
                                    already known to be 0 in float64 (log-probability more than
                                    800 below the row's candidate component's, judged on the
                                    first column blocks): the same log-likelihoods and
-                                   responsibilities, to rounding, from about a third of the
-                                   products; those pairs' log responsibilities (< -800) are
-                                   then upper bounds */
+                                   responsibilities, to rounding, from fewer products; those
+                                   pairs' log responsibilities (< -800) are then upper bounds.
+                                   The GPU does so on chunks of 32768 rows or more; -1: at any
+                                   size (the tests) */
     int64_t estep_rows;         /* the GPU E-step's rows per pass (0: as many as the workspace
                                    holds): fewer would keep a pass's product in the L2 cache for
                                    the row kernel that reads it (1024-4096 rows measured slower

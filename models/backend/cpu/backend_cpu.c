@@ -400,7 +400,7 @@ static gmm_status e_step_chunks(gmm_backend_ctx *c, int f32, const void *packed,
         if (f32)
             cpu_estep_dist_f32(c->X_f32 + (size_t)r0 * d, rows, d, mats, K, packed, centers,
                                work, lr);
-        else if (c->type == GMM_COV_FULL && !c->estep_all_pairs && K >= 2 &&
+        else if (c->type == GMM_COV_FULL && c->estep_all_pairs <= 0 && K >= 2 &&
                  d > 2 * CPU_ESTEP_BLOCK) {
             /* the pairs of no weight left partial; the last E-step's responsibilities (still
              * in lr) name each row's candidate */

@@ -113,7 +113,10 @@ struct gmm_backend_ctx {
      * use: flags, scan, row lists, candidates, floors and the scan's temporary */
     void *d_prune;
     int *h_prune_bounds;     /* K + 1: a stage's list bounds */
-    int prune_block;         /* the column block width of the current E-step */
+    bool prune_rest;         /* this E-step left more than half its pairs to the last stage */
+    int prune_wait;          /* E-steps still to form every pair after one that did so */
+    int prune_backoff;       /* the next such wait: 1, doubled up to 16 while they keep doing
+                                so, back to 1 after one that paid (0: not yet set) */
     cuda_factor_graph factor_graph;
     double *h_nk;
     int *h_info;
@@ -192,10 +195,13 @@ gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
  * the M-step's sums (the final scores: no M-step follows). */
 gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
-/* cuda_estep_pruned.cu: whether a float64 E-step of this context with column blocks of width
- * `block` leaves the pairs of no weight partial, and rows [r0, r0 + rows) (Xc) so: distances,
- * then the row operation into d_log_resp and d_lpn (U: the packed factors, Y: the workspace). */
-bool cuda_estep_prunes(const gmm_backend_ctx *c, int block);
+/* cuda_estep_pruned.cu: at the start of an E-step, whether it leaves the pairs of no weight
+ * partial (a float64 full context, column blocks of width `block`, not waiting after one that
+ * did not pay); at its end (when it did), the wait before the next try; rows [r0, r0 + rows)
+ * (Xc) so: distances, then the row operation into d_log_resp and d_lpn (U: the packed factors,
+ * Y: the workspace). */
+bool cuda_estep_prune_begin(gmm_backend_ctx *c, int block);
+void cuda_estep_prune_end(gmm_backend_ctx *c);
 gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t r0,
                                    int64_t rows, const double *U, int block, double *Y);
 gmm_status cuda_get_log_resp_rows(gmm_backend_ctx *c, int64_t r0, int64_t n, double *log_resp);

@@ -254,7 +254,7 @@ static gmm_status e_step(gmm_backend_ctx *c, bool sums, double *mean_log_likelih
     gmm_status status = estep_checks(c);
     if (status != GMM_OK) return status;
     {
-        const bool prunes = cuda_estep_prunes(c, estep_block(c));
+        const bool prunes = cuda_estep_prune_begin(c, estep_block(c));
         cuda_chunk_loop L;
         if ((status = cuda_chunks_begin(c, compute_elem(c), c->estep_step, &L)) != GMM_OK)
             goto fail;
@@ -273,6 +273,7 @@ static gmm_status e_step(gmm_backend_ctx *c, bool sums, double *mean_log_likelih
             if (status != GMM_OK) goto fail;
         }
         if (status != GMM_OK) goto fail;
+        if (prunes) cuda_estep_prune_end(c);
     }
     status = estep_finish(c, mean_log_likelihood);
     if (status == GMM_OK && sums) c->resp_state = 3;

@@ -1,17 +1,23 @@
 /* The CUDA E-step's distances for a full covariance in float64 with the pairs of no weight left
  * partial: the device twin of the CPU backend's cpu_estep_dist_pruned_f64 (cpu_estep.h says
- * why it is exact). Per chunk of rows, in the E-step's packed column blocks (ucat_kernel):
- *   1. block 0 of every pair: one GEMM over all components, its squares (a warp per pair);
- *   2. each row's candidate: the previous E-step's most responsible component, else the block-0
- *      bounds' most likely one; the candidates in full (blocks 1 .. B-1), component by
- *      component on their gathered rows;
+ * why it is exact). Per chunk of rows:
+ *   1. block 0 (the first `block` columns) of every pair: one GEMM over all components with the
+ *      E-step's packed factors (ucat_kernel), its squares (a warp per pair);
+ *   2. each row's candidate: the previous E-step's (or the initialisation's) most responsible
+ *      component, else the block-0 bounds' most likely one; the candidates in full (columns [block, d));
  *   3. the other pairs whose bound log_const - partial / 2 is within GMM_ESTEP_PRUNE_MARGIN of
- *      their row's candidate, in stages of doubling width (blocks [1, 3), [3, 7), [7, 15) ..:
- *      at d = 784 the second block, then the last four), the bounds tested again before each.
+ *      their row's candidate, in stages of two blocks (at d = 784 columns [112, 336),
+ *      [336, 560), [560, 784)), the bounds tested again before each.
  * A stage lists its pairs component-major (flags, one CUB scan, the K + 1 bounds back to the
- * host), gathers their rows' first columns, runs one GEMM per component and block into a
- * workspace and adds the squares to the pair's distance. The CPU stages block by block: the
- * device's gathers and launches favour fewer, larger stages. */
+ * host), gathers their rows' first c1 columns (one kernel), runs per two blocks one GEMM per
+ * component on the cuBLAS lanes, concurrently (G_k[:, 0:p1] x U_k[0:p1, p0:p1] from the
+ * unpacked factors: the zeros below the diagonal blocks cost 16-21% of a piece's product, far
+ * less than a GEMM a block would in launches), and adds the squares to the pairs' distances
+ * (one kernel). The CPU stages block by block: the device's gathers and launches favour fewer,
+ * larger stages, and below PRUNE_MIN_ROWS rows a chunk it forms every pair.
+ * When more than half the other pairs reach the last stage (responsibilities still soft: the
+ * first iterations from a poor start), the next 1, 2, 4 .. 16 E-steps form every pair instead
+ * (cuda_estep.cu), then one tries again. */
 #include <cub/cub.cuh>
 
 #include "kernels/estep_rows.h"
@@ -19,8 +25,14 @@
 #include "models/backend/cuda/backend_cuda.cuh"
 
 #define WARPS 8 /* a block of threads: 8 warps, a warp per pair */
+/* column blocks per stage and per GEMM (a stage's product over U_k[0:c1, c0:c1] in pieces of
+ * this many blocks: the zeros below the diagonal cost 16-21% of a piece at d = 784) */
+#define PIECE_BLOCKS 2
+/* fewer rows a chunk: every pair in full (the stages' launches and waits cost more than they
+ * save: 19690 digits, H200, 3.70 ms against 2.81 for the E-step) */
+#define PRUNE_MIN_ROWS 32768
 
-/* best[i]: the largest of the previous log responsibilities of row i. */
+/* best[i]: the largest of row i's previous log responsibilities (or responsibilities). */
 static __global__ void previous_best_kernel(const double *__restrict__ prev, int64_t n, int K,
                                             int *best)
 {
@@ -50,21 +62,22 @@ static __global__ void bound_best_kernel(const double *__restrict__ dist,
 }
 
 /* dist[row, k] (+)= sum_t (Z[p, t] - b[k d + c0 + t])^2 over t < width, a warp per entry p:
- * entries [0, n) of component k (k >= 0) with rows row_of[p], or with k < 0 every pair of
- * block 0 (p = i K + k', Z row i at column k' width, ld ldz) set rather than added. */
+ * entries [0, n) with rows row_of[p] and components comp_of[p], added; or with row_of NULL
+ * every pair of block 0 (p = i K + k, Z row i at column k width, ld ldz), set. */
 static __global__ void squares_kernel(const double *__restrict__ Z, int64_t ldz, int width,
                                       const double *__restrict__ b, int d, int c0,
-                                      const int *__restrict__ row_of, int k, int K, int64_t n,
+                                      const int *__restrict__ row_of,
+                                      const int *__restrict__ comp_of, int K, int64_t n,
                                       double *dist)
 {
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
     for (int64_t p = blockIdx.x * (int64_t)(blockDim.x >> 5) + (threadIdx.x >> 5); p < n;
          p += warps) {
-        const int kk = k >= 0 ? k : (int)(p % K);
-        const int64_t row = k >= 0 ? row_of[p] : p / K;
-        const double *z = k >= 0 ? Z + p * ldz : Z + row * ldz + (int64_t)kk * width;
-        const double *c = b + (int64_t)kk * d + c0;
+        const int k = row_of ? comp_of[p] : (int)(p % K);
+        const int64_t row = row_of ? row_of[p] : p / K;
+        const double *z = row_of ? Z + p * ldz : Z + row * ldz + (int64_t)k * width;
+        const double *c = b + (int64_t)k * d + c0;
         double s = 0;
         for (int t = lane; t < width; t += 32) {
             const double e = z[t] - c[t];
@@ -72,8 +85,8 @@ static __global__ void squares_kernel(const double *__restrict__ Z, int64_t ldz,
         }
         s = warp_sum(s);
         if (lane == 0) {
-            double *out = dist + row * K + kk;
-            *out = k >= 0 ? *out + s : s;
+            double *out = dist + row * K + k;
+            *out = row_of ? *out + s : s;
         }
     }
 }
@@ -103,16 +116,20 @@ static __global__ void flags_kernel(const double *__restrict__ dist, const doubl
     }
 }
 
-/* row_of[scan[e]] = i for the flagged e = k n + i; bounds[k] = scan[k n], bounds[K] the total */
+/* row_of[scan[e]] = i, comp_of[scan[e]] = k for the flagged e = k n + i; bounds[k] = scan[k n],
+ * bounds[K] the total */
 static __global__ void scatter_kernel(const int *__restrict__ flags, const int *__restrict__ scan,
-                                      int64_t n, int K, int *row_of, int *bounds)
+                                      int64_t n, int K, int *row_of, int *comp_of, int *bounds)
 {
     const int64_t total = n * K;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int k = (int)(e / n);
         const int64_t i = e - (int64_t)k * n;
-        if (flags[e]) row_of[scan[e]] = (int)i;
+        if (flags[e]) {
+            row_of[scan[e]] = (int)i;
+            comp_of[scan[e]] = k;
+        }
         if (i == 0) bounds[k] = scan[e];
         if (e == total - 1) bounds[K] = scan[e] + flags[e];
     }
@@ -133,7 +150,7 @@ static __global__ void gather_kernel(const double *__restrict__ X, int d,
 
 /* The pieces of c->d_prune for chunks of `rows` rows. */
 typedef struct {
-    int *flags, *scan, *row_of, *best, *bounds;
+    int *flags, *scan, *row_of, *comp_of, *best, *bounds;
     double *floor;
     void *cub_tmp;
     size_t cub_bytes;
@@ -157,6 +174,7 @@ static gmm_status prune_layout(gmm_backend_ctx *c, int64_t rows, prune_buffers *
         TAKE(flags, int, items)
         TAKE(scan, int, items)
         TAKE(row_of, int, items)
+        TAKE(comp_of, int, items)
         TAKE(best, int, rows)
         TAKE(bounds, int, K + 1)
         TAKE(floor, double, rows)
@@ -183,48 +201,77 @@ static gmm_status list_pairs(gmm_backend_ctx *c, const prune_buffers *p, const d
     GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(p->cub_tmp, cub_bytes, p->flags, p->scan,
                                                  (int)items));
     scatter_kernel<<<grid_for(items, 256), 256>>>(p->flags, p->scan, rows, K, p->row_of,
-                                                  p->bounds);
+                                                  p->comp_of, p->bounds);
     GMM_CUDA_CHECK(cudaMemcpy(c->h_prune_bounds, p->bounds, sizeof(int) * (K + 1),
                               cudaMemcpyDeviceToHost));
 fail:
     return status;
 }
 
-/* Blocks [J0, J1) of the listed pairs: per component, in batches that fit the workspace, the
- * gathered first c1 columns of the rows, a GEMM per block into Z, the squares added. */
-static gmm_status run_stage(gmm_backend_ctx *c, const double *Xc, const double *U, int J0,
-                            int J1, const prune_buffers *p, double *dist)
+/* Columns [c0, c1) of the listed pairs' products, in batches of pairs that fit the workspace:
+ * the rows' first c1 columns gathered, per piece of PIECE_BLOCKS blocks [p0, p1) a GEMM per
+ * component on its lane (G_k[:, 0:p1] x U_k[0:p1, p0:p1]), the squares added. */
+static gmm_status run_stage(gmm_backend_ctx *c, const double *Xc, int block, int c0, int c1,
+                            const prune_buffers *p, double *dist)
 {
     gmm_status status = GMM_OK;
-    const int K = c->n_components, d = c->dim, w = c->prune_block;
-    const int c0 = J0 * w, c1 = J1 * w < d ? J1 * w : d, zc = c1 - c0;
-    const int64_t cap = (int64_t)(c->work_bytes / sizeof(double)) / (c1 + zc);
+    const int K = c->n_components, d = c->dim, zc = c1 - c0;
+    const int *bounds = c->h_prune_bounds;
+    const int64_t total = bounds[K], cap = (int64_t)(c->work_bytes / sizeof(double)) / (c1 + zc);
     double *G = (double *)c->d_work, *Z = G + (size_t)cap * c1;
-    for (int k = 0; k < K; k++)
-        for (int64_t q0 = c->h_prune_bounds[k]; q0 < c->h_prune_bounds[k + 1]; q0 += cap) {
-            const int64_t q1 = c->h_prune_bounds[k + 1] - q0 < cap ? c->h_prune_bounds[k + 1]
-                                                                   : q0 + cap;
-            const int64_t n = q1 - q0;
-            gather_kernel<<<grid_for(n * c1, 256), 256>>>(Xc, d, p->row_of + q0, n, c1, G);
-            for (int J = J0; J < J1 && J * w < d; J++) {
-                const int j0 = J * w, bw = d - j0 < w ? d - j0 : w, j1 = j0 + bw;
-                const size_t off = (size_t)K * w * w * ((size_t)J * (J + 1) / 2);
-                status = gmm_gpu_dgemm(c->gpu, false, false, (int)n, bw, j1, 1.0, G, c1,
-                                       U + off + (size_t)k * bw, K * bw, 0.0, Z + (j0 - c0), zc);
+    for (int64_t q0 = 0; q0 < total; q0 += cap) {
+        const int64_t q1 = total - q0 < cap ? total : q0 + cap, n = q1 - q0;
+        gather_kernel<<<grid_for(n * c1, 256), 256>>>(Xc, d, p->row_of + q0, n, c1, G);
+        GMM_CUDA_CHECK(cudaGetLastError());
+        for (int p0 = c0; p0 < c1; p0 += PIECE_BLOCKS * block) {
+            const int p1 = c1 - p0 < PIECE_BLOCKS * block ? c1 : p0 + PIECE_BLOCKS * block;
+            for (int k = 0; k < K; k++) {
+                const int64_t a = bounds[k] > q0 ? bounds[k] : q0,
+                              b = bounds[k + 1] < q1 ? bounds[k + 1] : q1;
+                if (b <= a) continue;
+                gmm_gpu *lane = c->n_lanes > 0 ? gmm_gpu_lane(c->gpu, k % c->n_lanes) : NULL;
+                status = gmm_gpu_dgemm(lane ? lane : c->gpu, false, false, (int)(b - a), p1 - p0,
+                                       p1, 1.0, G + (size_t)(a - q0) * c1, c1,
+                                       c->d_prec + (size_t)k * d * d + p0, d, 0.0,
+                                       Z + (size_t)(a - q0) * zc + (p0 - c0), zc);
                 if (status != GMM_OK) goto fail;
             }
-            squares_kernel<<<grid_for(n * 32, 32 * WARPS), 32 * WARPS>>>(
-                Z, zc, zc, c->d_b, d, c0, p->row_of + q0, k, K, n, dist);
         }
+        squares_kernel<<<grid_for(n * 32, 32 * WARPS), 32 * WARPS>>>(
+            Z, zc, zc, c->d_b, d, c0, p->row_of + q0, p->comp_of + q0, K, n, dist);
+    }
 fail:
     return status;
 }
 
-bool cuda_estep_prunes(const gmm_backend_ctx *c, int block)
+static bool prunes(const gmm_backend_ctx *c, int block)
 {
-    return c->type == GMM_COV_FULL && !c->single && !c->tuning.estep_all_pairs &&
+    return c->type == GMM_COV_FULL && !c->single && c->tuning.estep_all_pairs <= 0 &&
            c->n_components >= 2 && block < c->dim && c->dim > 2 * block &&
+           (c->estep_step >= PRUNE_MIN_ROWS || c->tuning.estep_all_pairs < 0) &&
            (int64_t)c->estep_step * c->n_components < 0x7fffffff;
+}
+
+bool cuda_estep_prune_begin(gmm_backend_ctx *c, int block)
+{
+    c->prune_rest = false;
+    if (!prunes(c, block)) return false;
+    if (c->prune_wait > 0) {
+        c->prune_wait--;
+        return false;
+    }
+    return true;
+}
+
+void cuda_estep_prune_end(gmm_backend_ctx *c)
+{
+    if (!c->prune_backoff) c->prune_backoff = 1;
+    if (c->prune_rest) {
+        c->prune_wait = c->prune_backoff;
+        c->prune_backoff = c->prune_backoff < 16 ? 2 * c->prune_backoff : 16;
+    } else {
+        c->prune_backoff = 1;
+    }
 }
 
 gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t r0,
@@ -234,37 +281,43 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
     const int K = c->n_components, d = c->dim, w0 = block;
     const int B = (d + block - 1) / block;
     double *dist = c->d_log_resp + r0 * K;
+    /* the candidates named by the last E-step or by the responsibilities set (an initialisation) */
+    const bool named = c->resp_state >= 1;
     prune_buffers p;
     size_t bytes = 0;
-    c->prune_block = block;
+    if (!c->h_prune_bounds && !(c->h_prune_bounds = (int *)malloc(sizeof(int) * (K + 1))))
+        return gmm_error(GMM_ERR_NOMEM, "out of memory for the E-step's pair bounds");
     if ((status = prune_layout(c, c->estep_step, &p, &bytes)) != GMM_OK) goto fail;
     if (!c->d_prune) {
         DMALLOC(c->d_prune, bytes);
-        if (!(c->h_prune_bounds = (int *)malloc(sizeof(int) * (K + 1))))
-            return gmm_error(GMM_ERR_NOMEM, "out of memory for the E-step's pair bounds");
         if ((status = prune_layout(c, c->estep_step, &p, &bytes)) != GMM_OK) goto fail;
     }
-    /* 2 (first half): the candidates named by the last E-step, before dist overwrites them */
-    if (c->resp_state >= 2)
-        previous_best_kernel<<<grid_for(rows, 256), 256>>>(dist, rows, K, p.best);
+    /* 2 (first half): those candidates, read before dist overwrites them */
+    if (named)
+        previous_best_kernel<<<grid_for(rows, 256), 256>>>(
+            c->resp_state >= 2 ? dist : c->d_resp + r0 * K, rows, K, p.best);
     /* 1: block 0 of every pair */
     status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, K * w0, w0, 1.0, Xc, d, U, K * w0,
                            0.0, Y, K * w0);
     if (status != GMM_OK) goto fail;
     squares_kernel<<<grid_for(rows * K * 32, 32 * WARPS), 32 * WARPS>>>(
-        Y, (int64_t)K * w0, w0, c->d_b, d, 0, NULL, -1, K, rows * K, dist);
-    if (c->resp_state < 2)
+        Y, (int64_t)K * w0, w0, c->d_b, d, 0, NULL, NULL, K, rows * K, dist);
+    if (!named)
         bound_best_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, rows, K, p.best);
     /* 2: the candidates in full */
     if ((status = list_pairs(c, &p, dist, NULL, rows)) != GMM_OK) goto fail;
-    if ((status = run_stage(c, Xc, U, 1, B, &p, dist)) != GMM_OK) goto fail;
+    if ((status = run_stage(c, Xc, w0, w0, d, &p, dist)) != GMM_OK) goto fail;
     floor_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, p.best, rows, K, p.floor);
-    /* 3: the others, stage by stage */
+    /* 3: the others, stage by stage; more than half of them left for the last stage: the next
+     * E-step forms every pair (then both cost about the same) */
     for (int J0 = 1, J1; J0 < B; J0 = J1) {
-        J1 = 2 * J0 + 1 < B ? 2 * J0 + 1 : B;
+        J1 = J0 + PIECE_BLOCKS < B ? J0 + PIECE_BLOCKS : B;
         if ((status = list_pairs(c, &p, dist, p.floor, rows)) != GMM_OK) goto fail;
         if (c->h_prune_bounds[K] == 0) break;
-        if ((status = run_stage(c, Xc, U, J0, J1, &p, dist)) != GMM_OK) goto fail;
+        if (J1 == B && 2 * (int64_t)c->h_prune_bounds[K] > rows * (K - 1))
+            c->prune_rest = true;
+        const int c1 = J1 * w0 < d ? J1 * w0 : d;
+        if ((status = run_stage(c, Xc, w0, J0 * w0, c1, &p, dist)) != GMM_OK) goto fail;
     }
     GMM_CUDA_CHECK(cudaGetLastError());
     status = estep_rows_from_dist_cuda(c->d_const, (size_t)rows, K, dist, c->d_lpn + r0,
