@@ -369,6 +369,7 @@ static gmm_status cuda_set_resp(gmm_backend_ctx *c, const double *resp)
     GMM_CUDA_CHECK(cudaMemcpy(c->d_resp, resp, sizeof(double) * c->n_samples * c->n_components,
                               cudaMemcpyHostToDevice));
     c->resp_state = 1;
+    c->resp_fresh = true;
 fail:
     return status;
 }

@@ -75,6 +75,9 @@ struct gmm_backend_ctx {
     int resp_state;          /* 0: none, 1: d_resp valid (set_resp), 2: d_log_resp valid,
                                 3: d_log_resp valid and the E-step also formed d_resp and the
                                 means' sums (d_stats + K) of them (cuda_estep_sums_means) */
+    bool resp_fresh;         /* d_resp set by an initialisation (set_resp, the k-means), no
+                                E-step since: d_log_resp is not this fit's (otherwise, under
+                                resp_state 1 after such an E-step's M-step, it is) */
     bool have_params;
 
     double *d_weights, *d_means, *d_cov, *d_prec; /* current parameters */

@@ -235,6 +235,7 @@ static gmm_status estep_finish(gmm_backend_ctx *c, double *mean_log_likelihood)
         *mean_log_likelihood = total / (double)c->n_total;
     }
     c->resp_state = 2;
+    c->resp_fresh = false;
     /* the entropy term of the lower bound the next M-step reports */
     if (c->bayes && (status = cuda_bayes_entropy(c)) != GMM_OK) goto fail;
     if (!isfinite(*mean_log_likelihood))

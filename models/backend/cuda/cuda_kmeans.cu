@@ -242,6 +242,7 @@ gmm_status cuda_kmeans_lloyd(gmm_backend_ctx *c, int max_iter, double *centers, 
         /* d_resp holds the one-hot matrix of the final labels (every assignment writes it), as
          * set_resp would have loaded it */
         c->resp_state = 1;
+        c->resp_fresh = true;
     }
 fail:
     cudaFree(g.d_x_norm);
