@@ -50,7 +50,8 @@
     X(matmul_cuda) X(matmul_cublas) X(covariance_cuda) X(covariance_cublas) X(wcov_cuda)          \
     X(wcov_cublas) X(matvec_f32_cuda) X(matvec_f32_cublas) X(matvec_f64_cublas)                   \
     /* the E-step's rows and the reductions */                                                     \
-    X(estep_rows_cuda) X(estep_rows_f32_cuda) X(reduce_sum_cuda) X(reduce_cols_cuda)              \
+    X(estep_rows_cuda) X(estep_rows_f32_cuda) X(estep_rows_from_dist_cuda) X(reduce_sum_cuda)     \
+    X(reduce_cols_cuda)                                                                            \
     X(reduce_resp_entropy_cuda) X(bayes_covariance_cuda)                                           \
     /* the k-means steps */                                                                        \
     X(kmeans_to_double_cuda) X(kmeans_column_sums_cuda) X(kmeans_row_norms_cuda)                  \

@@ -277,6 +277,14 @@ gmm_status estep_rows_f32_cuda(estep_rows_mode mode, const float *d_Y, size_t ld
             d_log_const, n_rows, n_components, dim, d_log_resp, d_log_prob_norm, stream);
 }
 
+gmm_status estep_rows_from_dist_cuda(const double *d_log_const, size_t n_rows, int n_components,
+                                     double *d_dist_to_log_resp, double *d_log_prob_norm,
+                                     void *stream)
+{
+    FORWARD(estep_rows_from_dist_cuda, d_log_const, n_rows, n_components, d_dist_to_log_resp,
+            d_log_prob_norm, stream);
+}
+
 gmm_status reduce_sum_cuda(const double *d_x, size_t n, double scale, double *d_partial,
                            double *d_out, void *stream)
 {

@@ -205,7 +205,8 @@ extern "C" gmm_status estep_rows_f32_cuda(estep_rows_mode mode, const float *d_Y
                          stream, "estep_rows_f32_cuda");
 }
 
-/* a thread per row: lp = log_const - dist / 2 in place, its log-sum-exp, the log responsibilities */
+/* a thread per row: lp = log_const - dist / 2 in place, its log-sum-exp, the log
+ * responsibilities */
 static __global__ void from_dist_kernel(const double *__restrict__ cst, int64_t n, int K,
                                         double *rows, double *lpn)
 {

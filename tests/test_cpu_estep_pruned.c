@@ -123,7 +123,8 @@ static void check_against_all_pairs(int previous)
      * after block 0, some only after a later block; 0 and 1 overlap and are never dropped.
      * (A wrong candidate, the least likely component, bounds log p(x_i) too loosely for that:
      * there the results are only checked.) */
-    if (previous != 2) ck_assert_msg(dropped > N * K / 3, "only %d of %d pairs dropped", dropped, N * K);
+    if (previous != 2)
+        ck_assert_msg(dropped > N * K / 3, "only %d of %d pairs dropped", dropped, N * K);
     if (previous != 2)
         ck_assert_msg(dropped_late > N / 10, "only %d pairs dropped after block 0", dropped_late);
     ck_assert_int_ge(kept, N * 3 / 2); /* clusters 0 and 1 keep both, 2 and 3 themselves */

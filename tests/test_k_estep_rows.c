@@ -4,7 +4,8 @@
  * and the projected mode reading a column-blocked product (full and tied, blocks of 1, 3, 16
  * and 112 columns, the last one narrower);
  * on a GPU, estep_rows_cuda and estep_rows_f32_cuda against the CPU twin on the same inputs,
- * outputs poisoned with NaN first.
+ * outputs poisoned with NaN first, and estep_rows_from_dist_cuda against estep_rows_from_dist_cpu
+ * (each value to 1e-12 relative, rows where the responsibilities underflow included).
  * Bound: relative error (2-norm) <= 1e-12 for log_resp and log p(x) (float64 sums of <= 784
  * terms in another order; the f32 entry converts Y exactly, so the same bound holds). */
 #include <math.h>
@@ -400,6 +401,53 @@ START_TEST(gpu_extremes)
 }
 END_TEST
 
+/* estep_rows_from_dist_cuda against the CPU twin: distances of every size, rows where one
+ * component is nearer by thousands (responsibilities of exactly 0 elsewhere), K = 1, 3, 10. */
+START_TEST(gpu_from_dist_matches_cpu)
+{
+    if (!tu_gpu_available()) {
+        printf("GPU tests skipped: no GPU\n");
+        return;
+    }
+    static const int KS[3] = {1, 3, 10};
+    const int K = KS[_i];
+    const size_t n = 777, m = n * K;
+    uint64_t s = 900 + _i;
+    double *dist = malloc(sizeof(double) * m), *ref = malloc(sizeof(double) * m),
+           *got = malloc(sizeof(double) * m), *lc = malloc(sizeof(double) * K),
+           *ref_lpn = malloc(sizeof(double) * n), *lpn = malloc(sizeof(double) * n);
+    ck_assert(dist && ref && got && lc && ref_lpn && lpn);
+    for (int k = 0; k < K; k++) lc[k] = 100 * tu_rand_uniform(&s) - 50;
+    for (size_t i = 0; i < m; i++)
+        dist[i] = (i / K) % 3 == 0 ? 5000 * tu_rand_uniform(&s) : 20 * tu_rand_uniform(&s);
+    memcpy(ref, dist, sizeof(double) * m);
+    TU_CHECK_OK(estep_rows_from_dist_cpu(lc, n, K, ref, ref_lpn));
+    double *d_lc = NULL, *d_x = NULL, *d_lpn = NULL;
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_lc, sizeof(double) * K), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_x, sizeof(double) * m), GMM_OK);
+    ck_assert_int_eq(bench_gpu_alloc((void **)&d_lpn, sizeof(double) * n), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_lc, lc, sizeof(double) * K), GMM_OK);
+    ck_assert_int_eq(bench_gpu_upload(d_x, dist, sizeof(double) * m), GMM_OK);
+    ck_assert_int_eq(estep_rows_from_dist_cuda(d_lc, n, K, d_x, d_lpn, NULL), GMM_OK);
+    ck_assert_int_eq(bench_gpu_sync(), GMM_OK);
+    ck_assert_int_eq(bench_gpu_download(got, d_x, sizeof(double) * m), GMM_OK);
+    ck_assert_int_eq(bench_gpu_download(lpn, d_lpn, sizeof(double) * n), GMM_OK);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_msg(fabs(lpn[i] - ref_lpn[i]) <= 1e-12 * fabs(ref_lpn[i]) + 1e-12,
+                      "row %zu: log p %.17g against %.17g", i, lpn[i], ref_lpn[i]);
+        for (int k = 0; k < K; k++)
+            ck_assert_msg(fabs(got[i * K + k] - ref[i * K + k]) <=
+                              1e-12 * fabs(ref[i * K + k]) + 1e-12,
+                          "row %zu, component %d: %.17g against %.17g", i, k, got[i * K + k],
+                          ref[i * K + k]);
+    }
+    ck_assert_int_eq(estep_rows_from_dist_cuda(NULL, n, K, d_x, d_lpn, NULL), GMM_ERR_ARG);
+    ck_assert_int_eq(estep_rows_from_dist_cuda(d_lc, 0, K, d_x, d_lpn, NULL), GMM_OK);
+    bench_gpu_free(d_lc), bench_gpu_free(d_x), bench_gpu_free(d_lpn);
+    free(dist), free(ref), free(got), free(lc), free(ref_lpn), free(lpn);
+}
+END_TEST
+
 START_TEST(gpu_refusals)
 {
     if (!tu_gpu_available()) {
@@ -454,6 +502,7 @@ int main(void)
     tcase_add_loop_test(tc, gpu_matches_cpu, 0, N_SHAPES * 6);
     tcase_add_loop_test(tc, gpu_blocked_matches_cpu, 0, N_BLOCKED);
     tcase_add_test(tc, gpu_extremes);
+    tcase_add_loop_test(tc, gpu_from_dist_matches_cpu, 0, 3);
     tcase_add_test(tc, gpu_refusals);
     tcase_add_test(tc, bad_arguments);
     suite_add_tcase(s, tc);

@@ -121,11 +121,11 @@ static void add_block_squares(const double *Z, int64_t n, int w, const int64_t *
 }
 
 /* Component k's blocks from block 1 on for the rows rows_of[0 .. n) (gathered into G, dim
- * values each), the rows whose bound log_const[k] - dist / 2 falls below floor[row] dropped
- * after each block when floor is given (G and rows_of compacted in order). */
+ * values each), the rows whose bound log_const[k] - dist / 2 falls below floors[row] dropped
+ * after each block when floors is given (G and rows_of compacted in order). */
 static void finish_component(const double *X, int dim, int n_components, int k,
                              const double *packed, const double *centers,
-                             const double *log_const, const double *floor, int64_t *rows_of,
+                             const double *log_const, const double *floors, int64_t *rows_of,
                              int64_t n, double *G, double *Z, double *dist)
 {
     const int K = n_components, w0 = block_end(0, dim);
@@ -138,11 +138,11 @@ static void finish_component(const double *X, int dim, int n_components, int k,
                  Z, w);
         off += (size_t)j1 * K * w;
         add_block_squares(Z, n, w, rows_of, k, K, centers + (size_t)k * dim + j0, dist);
-        if (!floor || j1 == dim) continue;
+        if (!floors || j1 == dim) continue;
         int64_t kept = 0;
         for (int64_t r = 0; r < n; r++) {
             const int64_t i = rows_of[r];
-            if (log_const[k] - 0.5 * dist[(size_t)i * K + k] < floor[i]) continue;
+            if (log_const[k] - 0.5 * dist[(size_t)i * K + k] < floors[i]) continue;
             if (kept != r) {
                 rows_of[kept] = i;
                 memcpy(G + (size_t)kept * dim, G + (size_t)r * dim, sizeof(double) * dim);
@@ -161,9 +161,9 @@ gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int
     const int K = n_components, w0 = block_end(0, dim);
     int *best = malloc(sizeof(int) * (size_t)rows);
     int64_t *rows_of = malloc(sizeof(int64_t) * (size_t)rows);
-    double *floor = malloc(sizeof(double) * (size_t)rows);
-    if (!best || !rows_of || !floor) {
-        free(best), free(rows_of), free(floor);
+    double *floors = malloc(sizeof(double) * (size_t)rows);
+    if (!best || !rows_of || !floors) {
+        free(best), free(rows_of), free(floors);
         return gmm_error(GMM_ERR_NOMEM, "out of memory for the E-step's row lists (%lld rows)",
                          (long long)rows);
     }
@@ -207,16 +207,16 @@ gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int
         finish_component(X, dim, K, k, packed, centers, log_const, NULL, rows_of, n, G, Z, dist);
     }
     for (int64_t i = 0; i < rows; i++)
-        floor[i] = log_const[best[i]] - 0.5 * dist[(size_t)i * K + best[i]] -
+        floors[i] = log_const[best[i]] - 0.5 * dist[(size_t)i * K + best[i]] -
                    GMM_ESTEP_PRUNE_MARGIN;
     /* the other pairs block by block while their bound stays above the floor */
     for (int k = 0; k < K; k++) {
         int64_t n = 0;
         for (int64_t i = 0; i < rows; i++)
-            if (best[i] != k && log_const[k] - 0.5 * dist[(size_t)i * K + k] >= floor[i])
+            if (best[i] != k && log_const[k] - 0.5 * dist[(size_t)i * K + k] >= floors[i])
                 rows_of[n++] = i;
-        finish_component(X, dim, K, k, packed, centers, log_const, floor, rows_of, n, G, Z, dist);
+        finish_component(X, dim, K, k, packed, centers, log_const, floors, rows_of, n, G, Z, dist);
     }
-    free(best), free(rows_of), free(floor);
+    free(best), free(rows_of), free(floors);
     return GMM_OK;
 }

@@ -92,19 +92,19 @@ static __global__ void squares_kernel(const double *__restrict__ Z, int64_t ldz,
     }
 }
 
-/* floor[i] = cst[best] - dist[i, best] / 2 - margin */
+/* floors[i] = cst[best] - dist[i, best] / 2 - margin */
 static __global__ void floor_kernel(const double *__restrict__ dist, const double *__restrict__ cst,
-                                    const int *__restrict__ best, int64_t n, int K, double *floor)
+                                    const int *__restrict__ best, int64_t n, int K, double *floors)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
-        floor[i] = cst[best[i]] - 0.5 * dist[i * K + best[i]] - GMM_ESTEP_PRUNE_MARGIN;
+        floors[i] = cst[best[i]] - 0.5 * dist[i * K + best[i]] - GMM_ESTEP_PRUNE_MARGIN;
 }
 
-/* flags[k n + i]: the candidates (floor NULL: best[i] == k) or the other pairs still within the
- * margin (best[i] != k and cst[k] - dist[i, k] / 2 >= floor[i]). */
+/* flags[k n + i]: the candidates (floors NULL: best[i] == k) or the other pairs still within the
+ * margin (best[i] != k and cst[k] - dist[i, k] / 2 >= floors[i]). */
 static __global__ void flags_kernel(const double *__restrict__ dist, const double *__restrict__ cst,
-                                    const int *__restrict__ best, const double *__restrict__ floor,
+                                    const int *__restrict__ best, const double *__restrict__ floors,
                                     int64_t n, int K, int *flags)
 {
     const int64_t total = n * K;
@@ -112,7 +112,7 @@ static __global__ void flags_kernel(const double *__restrict__ dist, const doubl
          e += (int64_t)gridDim.x * blockDim.x) {
         const int k = (int)(e / n);
         const int64_t i = e - (int64_t)k * n;
-        flags[e] = floor ? best[i] != k && cst[k] - 0.5 * dist[i * K + k] >= floor[i]
+        flags[e] = floors ? best[i] != k && cst[k] - 0.5 * dist[i * K + k] >= floors[i]
                          : best[i] == k;
     }
 }
@@ -152,7 +152,7 @@ static __global__ void gather_kernel(const double *__restrict__ X, int d,
 /* The pieces of c->d_prune for chunks of `rows` rows. */
 typedef struct {
     int *flags, *scan, *row_of, *comp_of, *best, *bounds;
-    double *floor;
+    double *floors;
     void *cub_tmp;
     size_t cub_bytes;
 } prune_buffers;
@@ -178,7 +178,7 @@ static gmm_status prune_layout(gmm_backend_ctx *c, int64_t rows, prune_buffers *
         TAKE(comp_of, int, items)
         TAKE(best, int, rows)
         TAKE(bounds, int, K + 1)
-        TAKE(floor, double, rows)
+        TAKE(floors, double, rows)
 #undef TAKE
         p->cub_tmp = base ? base + off : NULL;
         p->cub_bytes = cub_bytes;
@@ -191,12 +191,12 @@ fail:
 /* The pairs flagged by flags_kernel, listed component-major; c->h_prune_bounds gets the K + 1
  * bounds (the call waits for them). */
 static gmm_status list_pairs(gmm_backend_ctx *c, const prune_buffers *p, const double *dist,
-                             const double *floor, int64_t rows)
+                             const double *floors, int64_t rows)
 {
     gmm_status status = GMM_OK;
     const int K = c->n_components;
     const int64_t items = rows * K;
-    flags_kernel<<<grid_for(items, 256), 256>>>(dist, c->d_const, p->best, floor, rows, K,
+    flags_kernel<<<grid_for(items, 256), 256>>>(dist, c->d_const, p->best, floors, rows, K,
                                                 p->flags);
     size_t cub_bytes = p->cub_bytes;
     GMM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(p->cub_tmp, cub_bytes, p->flags, p->scan,
@@ -308,12 +308,12 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
     /* 2: the candidates in full */
     if ((status = list_pairs(c, &p, dist, NULL, rows)) != GMM_OK) goto fail;
     if ((status = run_stage(c, Xc, w0, w0, d, &p, dist)) != GMM_OK) goto fail;
-    floor_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, p.best, rows, K, p.floor);
+    floor_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, p.best, rows, K, p.floors);
     /* 3: the others, stage by stage; more than half of them left for the last stage: the next
      * E-step forms every pair (then both cost about the same) */
     for (int J0 = 1, J1; J0 < B; J0 = J1) {
         J1 = J0 + PIECE_BLOCKS < B ? J0 + PIECE_BLOCKS : B;
-        if ((status = list_pairs(c, &p, dist, p.floor, rows)) != GMM_OK) goto fail;
+        if ((status = list_pairs(c, &p, dist, p.floors, rows)) != GMM_OK) goto fail;
         if (c->h_prune_bounds[K] == 0) break;
         if (J1 == B && 2 * (int64_t)c->h_prune_bounds[K] > rows * (K - 1))
             c->prune_rest = true;
