@@ -5,6 +5,7 @@
 #ifndef GMM_TESTS_ESTEP_PAIRS_DATA_H
 #define GMM_TESTS_ESTEP_PAIRS_DATA_H
 
+#include "models/core/em.h"
 #include "tests/testutil.h"
 
 #define PAIRS_N 2000
@@ -20,6 +21,35 @@ static inline void pairs_data(double *X)
     for (int i = 0; i < PAIRS_N; i++)
         for (int j = 0; j < PAIRS_D; j++)
             X[(size_t)i * PAIRS_D + j] = PAIRS_SHIFT[i % PAIRS_K] + tu_rand_normal(&s);
+}
+
+/* Fits of 5 iterations on device with every pair (tuning.estep_all_pairs 1) and skipping (-1:
+ * at any size) agree to rounding: lower bound 1e-12, means and weights 1e-10, factors 1e-8. */
+static inline void pairs_fits_agree(gmm_device device)
+{
+    double *X = malloc(sizeof(double) * PAIRS_N * PAIRS_D);
+    ck_assert_ptr_nonnull(X);
+    pairs_data(X);
+    gmm_model m[2] = {{0}, {0}};
+    for (int all = 0; all < 2; all++) {
+        gmm_options o;
+        gmm_options_default(&o);
+        o.n_components = PAIRS_K;
+        o.device = device;
+        o.max_iter = 5;
+        o.tol = 0;
+        o.tuning.estep_all_pairs = all ? 1 : -1;
+        TU_CHECK_OK(gmm_fit(X, PAIRS_N, PAIRS_D, &o, &m[all]));
+    }
+    ck_assert_msg(tu_rel_error_1(m[0].lower_bound, m[1].lower_bound) < 1e-12,
+                  "lower bound %.17g against %.17g", m[0].lower_bound, m[1].lower_bound);
+    ck_assert(tu_rel_error(m[0].means, m[1].means, PAIRS_K * PAIRS_D) < 1e-10);
+    ck_assert(tu_rel_error(m[0].weights, m[1].weights, PAIRS_K) < 1e-10);
+    ck_assert(tu_rel_error(m[0].precisions_cholesky, m[1].precisions_cholesky,
+                           PAIRS_K * PAIRS_D * PAIRS_D) < 1e-8);
+    gmm_model_free(&m[0]);
+    gmm_model_free(&m[1]);
+    free(X);
 }
 
 #endif

@@ -93,31 +93,7 @@ START_TEST(test_pruned_estep_matches_all_pairs)
 END_TEST
 
 /* A GPU fit with the skipping equals one without it to rounding. */
-START_TEST(test_gpu_fit_equals_all_pairs)
-{
-    double *X = malloc(sizeof(double) * N * D);
-    ck_assert_ptr_nonnull(X);
-    pairs_data(X);
-    gmm_model m[2] = {{0}, {0}};
-    for (int all = 0; all < 2; all++) {
-        gmm_options o;
-        gmm_options_default(&o);
-        o.n_components = K;
-        o.device = GMM_DEVICE_GPU;
-        o.max_iter = 5;
-        o.tol = 0;
-        o.tuning.estep_all_pairs = all ? 1 : -1;
-        TU_CHECK_OK(gmm_fit(X, N, D, &o, &m[all]));
-    }
-    ck_assert_msg(tu_rel_error_1(m[0].lower_bound, m[1].lower_bound) < 1e-12,
-                  "lower bound %.17g against %.17g", m[0].lower_bound, m[1].lower_bound);
-    ck_assert(tu_rel_error(m[0].means, m[1].means, K * D) < 1e-10);
-    ck_assert(tu_rel_error(m[0].weights, m[1].weights, K) < 1e-10);
-    ck_assert(tu_rel_error(m[0].precisions_cholesky, m[1].precisions_cholesky, K * D * D) < 1e-8);
-    gmm_model_free(&m[0]);
-    gmm_model_free(&m[1]);
-    free(X);
-}
+START_TEST(test_gpu_fit_equals_all_pairs) { pairs_fits_agree(GMM_DEVICE_GPU); }
 END_TEST
 
 static Suite *gpu_estep_pruned_suite(void)

@@ -33,31 +33,20 @@
  * save: 19690 digits, H200, 3.70 ms against 2.81 for the E-step) */
 #define PRUNE_MIN_ROWS 32768
 
-/* best[i]: the largest of row i's previous log responsibilities. */
-static __global__ void previous_best_kernel(const double *__restrict__ prev, int64_t n, int K,
-                                            int *best)
+/* best[i]: the largest of row i's values v (cst NULL: the previous log responsibilities) or of
+ * its bounds cst[k] - v[i, k] / 2 (v: the block-0 distances). */
+static __global__ void best_kernel(const double *__restrict__ v, const double *__restrict__ cst,
+                                   int64_t n, int K, int *best)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const double *p = prev + i * K;
+        const double *r = v + i * K;
         int b = 0;
-        for (int k = 1; k < K; k++)
-            if (p[k] > p[b]) b = k;
-        best[i] = b;
-    }
-}
-
-/* best[i]: the largest bound cst[k] - dist[i, k] / 2. */
-static __global__ void bound_best_kernel(const double *__restrict__ dist,
-                                         const double *__restrict__ cst, int64_t n, int K,
-                                         int *best)
-{
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const double *s = dist + i * K;
-        int b = 0;
-        for (int k = 1; k < K; k++)
-            if (cst[k] - 0.5 * s[k] > cst[b] - 0.5 * s[b]) b = k;
+        double top = cst ? cst[0] - 0.5 * r[0] : r[0];
+        for (int k = 1; k < K; k++) {
+            const double x = cst ? cst[k] - 0.5 * r[k] : r[k];
+            if (x > top) top = x, b = k;
+        }
         best[i] = b;
     }
 }
@@ -296,7 +285,7 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
         if ((status = prune_layout(c, c->estep_step, &p, &bytes)) != GMM_OK) goto fail;
     }
     /* 2 (first half): those candidates, read before dist overwrites them */
-    if (named) previous_best_kernel<<<grid_for(rows, 256), 256>>>(dist, rows, K, p.best);
+    if (named) best_kernel<<<grid_for(rows, 256), 256>>>(dist, NULL, rows, K, p.best);
     /* 1: block 0 of every pair */
     status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, K * w0, w0, 1.0, Xc, d, U, K * w0,
                            0.0, Y, K * w0);
@@ -304,7 +293,7 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
     squares_kernel<<<grid_for(rows * K * 32, 32 * WARPS), 32 * WARPS>>>(
         Y, (int64_t)K * w0, w0, c->d_b, d, 0, NULL, NULL, K, rows * K, dist);
     if (!named)
-        bound_best_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, rows, K, p.best);
+        best_kernel<<<grid_for(rows, 256), 256>>>(dist, c->d_const, rows, K, p.best);
     /* 2: the candidates in full */
     if ((status = list_pairs(c, &p, dist, NULL, rows)) != GMM_OK) goto fail;
     if ((status = run_stage(c, Xc, w0, w0, d, &p, dist)) != GMM_OK) goto fail;
