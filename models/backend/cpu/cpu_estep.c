@@ -153,6 +153,19 @@ static void finish_component(const double *X, int dim, int n_components, int k,
     }
 }
 
+/* The largest of v[0 .. K) (cst NULL: previous log responsibilities) or of the bounds
+ * cst[k] - v[k] / 2 (v: block-0 distances), the first on ties; the CUDA twin's best_kernel. */
+static int best_of(const double *v, const double *cst, int K)
+{
+    int b = 0;
+    double top = cst ? cst[0] - 0.5 * v[0] : v[0];
+    for (int k = 1; k < K; k++) {
+        const double x = cst ? cst[k] - 0.5 * v[k] : v[k];
+        if (x > top) top = x, b = k;
+    }
+    return b;
+}
+
 gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int n_components,
                                      const double *packed, const double *centers,
                                      const double *log_const, const double *previous,
@@ -169,13 +182,8 @@ gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int
     }
     /* the candidate of each row: the previous responsibilities' largest, read before dist
      * (which may be the same buffer) is written */
-    for (int64_t i = 0; previous && i < rows; i++) {
-        const double *p = previous + (size_t)i * K;
-        int b = 0;
-        for (int k = 1; k < K; k++)
-            if (p[k] > p[b]) b = k;
-        best[i] = b;
-    }
+    for (int64_t i = 0; previous && i < rows; i++)
+        best[i] = best_of(previous + (size_t)i * K, NULL, K);
     /* block 0 for every pair */
     la_dgemm(false, false, (int)rows, K * w0, w0, 1, X, dim, packed, K * w0, 0, work, K * w0);
 #pragma omp parallel for schedule(static) if (GMM_PARALLEL_WORTH(3.0 * rows * K * w0))
@@ -190,14 +198,8 @@ gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int
             }
             dist[(size_t)i * K + k] = s;
         }
-    if (!previous)
-        for (int64_t i = 0; i < rows; i++) {
-            const double *s = dist + (size_t)i * K;
-            int b = 0;
-            for (int k = 1; k < K; k++)
-                if (log_const[k] - 0.5 * s[k] > log_const[b] - 0.5 * s[b]) b = k;
-            best[i] = b;
-        }
+    for (int64_t i = 0; !previous && i < rows; i++)
+        best[i] = best_of(dist + (size_t)i * K, log_const, K);
     double *G = work, *Z = work + (size_t)rows * dim;
     /* each row's candidate in full: its log-probability bounds log p(x_i) from below */
     for (int k = 0; k < K; k++) {
