@@ -181,10 +181,12 @@ static gmm_status read_bayes(const char *path, reader *r, uint64_t length, gmm_m
     get_f64_array(r, b->mean_precision, K);
     get_f64_array(r, b->degrees_of_freedom, K);
     get_f64_array(r, b->log_weight_terms, K);
-    /* what scoring divides by or takes the log of must be a positive number; the rest finite */
+    /* what scoring divides by or takes the log of must be a positive number; the rest finite,
+     * and the log-weight terms, which the E-step adds to every log-probability, far from
+     * overflowing it (a fitted model's are d log terms: thousands at most) */
     for (uint32_t k = 0; k < K; k++)
         if (!(b->mean_precision[k] > 0) || !(b->degrees_of_freedom[k] > 0) ||
-            !isfinite(b->log_weight_terms[k]) || !isfinite(b->mean_precision[k]) ||
+            !(fabs(b->log_weight_terms[k]) <= 1e100) || !isfinite(b->mean_precision[k]) ||
             !isfinite(b->degrees_of_freedom[k])) {
             st = gmm_error(GMM_ERR_FORMAT, "%s: the variational section's component %u has "
                            "mean precision %g, %g degrees of freedom and log-weight term %g",
