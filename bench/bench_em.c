@@ -268,6 +268,7 @@ int bench_em(int argc, char **argv)
             {GMM_PRECISION_TF32, {.estep_rows = 4096}, "tf32 E 4096 rows"},
             {GMM_PRECISION_FP64, {.estep_rows = 1024}, "fp64 E 1024 rows"},
             {GMM_PRECISION_FP64, {.estep_rows = 4096}, "fp64 E 4096 rows"},
+            {GMM_PRECISION_FP64, {.estep_all_pairs = -1}, "fp64 order at any size"},
         };
         int n_runs = variants || only ? (int)(sizeof runs / sizeof runs[0]) : 6;
         for (int r = 0; r < n_runs && n_rows < 160; r++) {

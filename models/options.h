@@ -79,7 +79,10 @@ typedef struct {
                                    first column blocks): the same log-likelihoods and
                                    responsibilities, to rounding, from fewer products; those
                                    pairs' log responsibilities (< -800) are then upper bounds.
-                                   The GPU does so on chunks of 32768 rows or more; -1: at any
+                                   The GPU does so on chunks of 32768 rows or more, and on
+                                   262144 rows or more of a fit reads each component's
+                                   covariance in an order of its own, factored again, that
+                                   settles more pairs on the first blocks; -1: both at any
                                    size (the tests) */
     int64_t estep_rows;         /* the GPU E-step's rows per pass (0: as many as the workspace
                                    holds): fewer would keep a pass's product in the L2 cache for

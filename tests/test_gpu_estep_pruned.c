@@ -3,14 +3,18 @@
  * full and against the CUDA backend doing so (tuning.estep_all_pairs): the same log p(x_i) and
  * responsibilities to rounding, the left pairs' log responsibilities below -800 and above the
  * true ones, pairs actually left; a first E-step (candidates from block 0) and a second (from
- * the first's responsibilities); one chunk and chunks of 300 rows; and a whole GPU fit equal to
- * one without the skipping. Skips without a GPU. */
+ * the first's responsibilities), and one after an M-step (the CUDA backend's reordered
+ * factors); one chunk and chunks of 300 rows; and whole GPU fits, on float64 rows and on image
+ * bytes, equal to ones without the skipping. Skips without a GPU. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/backend/backend.h"
+#include "models/data_view.h"
 #include "models/core/em.h"
 #include "tests/estep_pairs_data.h"
 #include "tests/testutil.h"
@@ -31,21 +35,28 @@ static void model_of(const double *X, gmm_model *m)
     TU_CHECK_OK(gmm_fit(X, N, D, &o, m));
 }
 
-/* e_steps E-steps on a context of backend be: the last one's log p and log responsibilities. */
+/* e_steps E-steps on a context of backend be (with mstep, an M-step before the last: the CUDA
+ * backend's E-step then reads the covariances in its own coordinate order, factored again):
+ * the last one's log p and log responsibilities. */
 static void estep(const gmm_backend *be, const double *X, const gmm_model *m,
-                  const gmm_tuning *tuning, int e_steps, double *ll, double *lr)
+                  const gmm_tuning *tuning, int e_steps, bool mstep, double *ll, double *lr)
 {
     gmm_backend_ctx *ctx = NULL;
     double mean;
     TU_CHECK_OK(gmm_backend_create_f64(be, &ctx, X, N, D, K, GMM_COV_FULL, GMM_PRECISION_FP64,
                                        tuning, NULL));
     TU_CHECK_OK(be->set_params(ctx, m));
-    for (int e = 0; e < e_steps; e++) TU_CHECK_OK(be->e_step(ctx, &mean));
+    for (int e = 0; e < e_steps; e++) {
+        if (mstep && e == e_steps - 1) TU_CHECK_OK(be->m_step(ctx, 1e-6, NULL));
+        TU_CHECK_OK(be->e_step(ctx, &mean));
+    }
     TU_CHECK_OK(be->get_estep(ctx, ll, lr));
     be->destroy(ctx);
 }
 
-/* _i: 0 one chunk, first E-step; 1 one chunk, second E-step; 2 and 3 the same in chunks of 300 */
+/* _i: 0 one chunk, first E-step; 1 one chunk, second E-step; 2 and 3 the same in chunks of 300;
+ * 4 and 5: the second E-step after an M-step (the reordered factors), one chunk and chunks of
+ * 300 */
 START_TEST(test_pruned_estep_matches_all_pairs)
 {
     double *X = malloc(sizeof(double) * N * D), *ll[3], *lr[3];
@@ -61,11 +72,12 @@ START_TEST(test_pruned_estep_matches_all_pairs)
     gmm_tuning all = {0}, pruned = {0};
     all.estep_all_pairs = 1;
     pruned.estep_all_pairs = -1; /* at 2000 rows too */
-    all.chunk_rows = pruned.chunk_rows = _i >= 2 ? 300 : 0;
-    const int e_steps = _i % 2 ? 2 : 1;
-    estep(&gmm_backend_cpu, X, &m, &all, e_steps, ll[0], lr[0]);
-    estep(tu_gpu_backend(), X, &m, &all, e_steps, ll[1], lr[1]);
-    estep(tu_gpu_backend(), X, &m, &pruned, e_steps, ll[2], lr[2]);
+    const bool mstep = _i >= 4;
+    all.chunk_rows = pruned.chunk_rows = (_i >= 2 && _i < 4) || _i == 5 ? 300 : 0;
+    const int e_steps = _i % 2 || mstep ? 2 : 1;
+    estep(&gmm_backend_cpu, X, &m, &all, e_steps, mstep, ll[0], lr[0]);
+    estep(tu_gpu_backend(), X, &m, &all, e_steps, mstep, ll[1], lr[1]);
+    estep(tu_gpu_backend(), X, &m, &pruned, e_steps, mstep, ll[2], lr[2]);
     int left = 0;
     for (int i = 0; i < N; i++) {
         for (int v = 1; v < 3; v++)
@@ -96,13 +108,52 @@ END_TEST
 START_TEST(test_gpu_fit_equals_all_pairs) { pairs_fits_agree(GMM_DEVICE_GPU); }
 END_TEST
 
+/* The same on image bytes (the pairs' data as 60 + 20 x, clipped to [0, 255]), which the
+ * device keeps as bytes and converts chunk by chunk: the skipping reads the converted chunks in
+ * the reordered factors' coordinates. _i: 0 one chunk, 1 chunks of 300 rows. */
+START_TEST(test_gpu_byte_fit_equals_all_pairs)
+{
+    double *X = malloc(sizeof(double) * N * D);
+    uint8_t *B = malloc((size_t)N * D);
+    ck_assert(X && B);
+    pairs_data(X);
+    for (size_t e = 0; e < (size_t)N * D; e++) {
+        const double v = 60 + 20 * X[e];
+        B[e] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v + 0.5);
+    }
+    gmm_data_view view = {GMM_ELEM_U8, B, N, D, 0, N};
+    gmm_model m[2] = {{0}, {0}};
+    for (int all = 0; all < 2; all++) {
+        gmm_options o;
+        gmm_options_default(&o);
+        o.n_components = K;
+        o.device = GMM_DEVICE_GPU;
+        o.max_iter = 5;
+        o.tol = 0;
+        o.tuning.estep_all_pairs = all ? 1 : -1;
+        o.tuning.chunk_rows = _i ? 300 : 0;
+        TU_CHECK_OK(gmm_fit_view(&view, &o, &m[all], NULL));
+    }
+    ck_assert_msg(tu_rel_error_1(m[0].lower_bound, m[1].lower_bound) < 1e-12,
+                  "lower bound %.17g against %.17g", m[0].lower_bound, m[1].lower_bound);
+    ck_assert(tu_rel_error(m[0].means, m[1].means, K * D) < 1e-10);
+    ck_assert(tu_rel_error(m[0].weights, m[1].weights, K) < 1e-10);
+    ck_assert(tu_rel_error(m[0].precisions_cholesky, m[1].precisions_cholesky, K * D * D) < 1e-8);
+    gmm_model_free(&m[0]);
+    gmm_model_free(&m[1]);
+    free(B);
+    free(X);
+}
+END_TEST
+
 static Suite *gpu_estep_pruned_suite(void)
 {
     Suite *s = suite_create("gpu_estep_pruned");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, test_pruned_estep_matches_all_pairs, 0, 4);
+    tcase_add_loop_test(tc, test_pruned_estep_matches_all_pairs, 0, 6);
     tcase_add_test(tc, test_gpu_fit_equals_all_pairs);
+    tcase_add_loop_test(tc, test_gpu_byte_fit_equals_all_pairs, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

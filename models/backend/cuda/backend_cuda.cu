@@ -63,20 +63,21 @@ static void free_component_buffers(gmm_backend_ctx *c)
                     (void **)&c->d_acc, (void **)&c->d_nk, (void **)&c->d_info,
                     (void **)&c->d_stats, (void **)&c->d_chunk_sums, (void **)&c->d_ones, &c->d_tmp,
                     (void **)&c->d_partial, (void **)&c->d_scalar, &c->d_work,
-                    &c->d_compact_ws, &c->d_prune};
+                    &c->d_compact_ws, &c->d_prune, &c->d_order};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) {
         cudaFree(*dev[i]); /* teardown: nothing to report, a NULL is a no-op */
         *dev[i] = NULL;
     }
     cuda_bayes_free(c);
     void **host[] = {(void **)&c->h_bounds, (void **)&c->h_nk, (void **)&c->h_info,
-                     (void **)&c->h_prune_bounds};
+                     (void **)&c->h_prune_bounds, &c->h_order};
     for (size_t i = 0; i < sizeof host / sizeof host[0]; i++) {
         free(*host[i]);
         *host[i] = NULL;
     }
     c->resp_state = 0;
     c->have_params = false;
+    c->order_source = c->order_current = c->order_usable = false;
 }
 
 static void cuda_destroy(gmm_backend_ctx *c)
@@ -343,6 +344,7 @@ static gmm_status cuda_set_params(gmm_backend_ctx *c, const gmm_model *m)
     GMM_CUDA_CHECK(cudaMemcpy(c->d_prec, m->precisions_cholesky, sizeof(double) * c->cov_n,
                               cudaMemcpyHostToDevice));
     if (c->bayes && (status = gmm_bayes_from_model(c->bayes, m)) != GMM_OK) goto fail;
+    c->order_source = c->order_current = false; /* the covariances may be absent or another's */
     status = cuda_prepare_estep(c);
 fail:
     return status;

@@ -120,6 +120,15 @@ struct gmm_backend_ctx {
     int prune_wait;          /* E-steps still to form every pair after one that did so */
     int prune_backoff;       /* the next such wait: 1, doubled up to 16 while they keep doing
                                 so, back to 1 after one that paid (0: not yet set) */
+    /* its coordinate order (full float64 fits of ORDER_MIN_ROWS rows or more): each
+     * component's covariance reordered, factored again (d_order: permutations, factors, centres,
+     * the packed first block; h_order: the host's share), made from d_cov at the first such
+     * E-step after each M-step; not after set_params, whose d_cov may not be d_prec's source */
+    void *d_order;
+    void *h_order;
+    bool order_source;       /* d_cov holds what d_prec was factored from (an M-step's) */
+    bool order_current;      /* d_order was made from the current parameters */
+    bool order_usable;       /* and every reordered covariance factored */
     cuda_factor_graph factor_graph;
     double *h_nk;
     int *h_info;
@@ -200,10 +209,10 @@ gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
 /* cuda_estep_pruned.cu: at the start of an E-step, whether it leaves the pairs of no weight
  * partial (a float64 full context, column blocks of width `block`, not waiting after one that
- * did not pay); at its end (when it did), the wait before the next try; rows [r0, r0 + rows)
+ * did not pay; the coordinate order made when due); at its end (when it did), the wait before the next try; rows [r0, r0 + rows)
  * (Xc) so: distances, then the row operation into d_log_resp and d_lpn (U: the packed factors,
  * Y: the workspace). */
-bool cuda_estep_prune_begin(gmm_backend_ctx *c, int block);
+gmm_status cuda_estep_prune_begin(gmm_backend_ctx *c, int block, bool *prunes);
 void cuda_estep_prune_end(gmm_backend_ctx *c);
 gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t r0,
                                    int64_t rows, const double *U, int block, double *Y);

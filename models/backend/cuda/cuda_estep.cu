@@ -255,7 +255,8 @@ static gmm_status e_step(gmm_backend_ctx *c, bool sums, double *mean_log_likelih
     gmm_status status = estep_checks(c);
     if (status != GMM_OK) return status;
     {
-        const bool prunes = cuda_estep_prune_begin(c, estep_block(c));
+        bool prunes = false;
+        if ((status = cuda_estep_prune_begin(c, estep_block(c), &prunes)) != GMM_OK) goto fail;
         cuda_chunk_loop L;
         if ((status = cuda_chunks_begin(c, compute_elem(c), c->estep_step, &L)) != GMM_OK)
             goto fail;
