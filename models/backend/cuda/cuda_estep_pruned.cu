@@ -184,15 +184,14 @@ static __global__ void gather_cols_kernel(const double *__restrict__ X, int d,
 /* The pieces of c->d_prune for chunks of `rows` rows. */
 typedef struct {
     int *flags, *scan, *row_of, *comp_of, *best, *bounds;
-    double *floors, *xs; /* xs: rows x block, the first block's coordinates in order */
+    double *floors;
     void *cub_tmp;
     size_t cub_bytes;
 } prune_buffers;
 
 static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
-static gmm_status prune_layout(gmm_backend_ctx *c, int64_t rows, int block, prune_buffers *p,
-                               size_t *bytes)
+static gmm_status prune_layout(gmm_backend_ctx *c, int64_t rows, prune_buffers *p, size_t *bytes)
 {
     gmm_status status = GMM_OK;
     const size_t items = (size_t)rows * c->n_components, K = c->n_components;
@@ -212,7 +211,6 @@ static gmm_status prune_layout(gmm_backend_ctx *c, int64_t rows, int block, prun
         TAKE(best, int, rows)
         TAKE(bounds, int, K + 1)
         TAKE(floors, double, rows)
-        TAKE(xs, double, rows * block)
 #undef TAKE
         p->cub_tmp = base ? base + off : NULL;
         p->cub_bytes = cub_bytes;
@@ -483,14 +481,15 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
     const bool named = c->resp_state >= 1 && !c->resp_fresh;
     prune_buffers p;
     factor_set f = {NULL, c->d_prec, c->d_b, NULL};
+    double *const xs = Y + (size_t)rows * K * w0;
     size_t buffer_bytes = 0;
     if (!c->h_prune_bounds && !(c->h_prune_bounds = (int *)malloc(sizeof(int) * (K + 1))))
         return gmm_error(GMM_ERR_NOMEM, "out of memory for the E-step's pair bounds");
-    status = prune_layout(c, c->estep_step, block, &p, &buffer_bytes);
+    status = prune_layout(c, c->estep_step, &p, &buffer_bytes);
     if (status != GMM_OK) goto fail;
     if (!c->d_prune) {
         DMALLOC(c->d_prune, buffer_bytes);
-        status = prune_layout(c, c->estep_step, block, &p, &buffer_bytes);
+        status = prune_layout(c, c->estep_step, &p, &buffer_bytes);
         if (status != GMM_OK) goto fail;
     }
     if (c->order_current && c->order_usable && orders(c)) {
@@ -500,14 +499,15 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
     }
     /* 2 (first half): those candidates, read before dist overwrites them */
     if (named) best_kernel<<<grid_for(rows, 256), 256>>>(dist, NULL, rows, K, p.best);
-    /* 1: block 0 of every pair (in the order: the rows' first-block coordinates gathered) */
+    /* 1: block 0 of every pair (in the order: the rows' first-block coordinates gathered into
+     * the workspace after the product's rows x K block: it holds rows x K d) */
     if (f.perm) {
         gather_cols_kernel<<<gather_blocks(rows), GATHER_THREADS>>>(Xc, d, f.perm, rows, w0,
-                                                                    p.xs);
+                                                                    xs);
         GMM_LAUNCH_CHECK("gather_cols_kernel");
     }
     status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, K * w0, w0, 1.0,
-                           f.perm ? p.xs : Xc, f.perm ? w0 : d, f.perm ? f.ucat0 : U, K * w0,
+                           f.perm ? xs : Xc, f.perm ? w0 : d, f.perm ? f.ucat0 : U, K * w0,
                            0.0, Y, K * w0);
     if (status != GMM_OK) goto fail;
     squares_kernel<<<grid_for(rows * K * 32, 32 * WARPS), 32 * WARPS>>>(
