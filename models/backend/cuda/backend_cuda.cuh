@@ -209,9 +209,9 @@ gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood);
 gmm_status cuda_get_estep(gmm_backend_ctx *c, double *log_likelihood, double *log_resp);
 /* cuda_estep_pruned.cu: at the start of an E-step, whether it leaves the pairs of no weight
  * partial (a float64 full context, column blocks of width `block`, not waiting after one that
- * did not pay; the coordinate order made when due); at its end (when it did), the wait before the next try; rows [r0, r0 + rows)
- * (Xc) so: distances, then the row operation into d_log_resp and d_lpn (U: the packed factors,
- * Y: the workspace). */
+ * did not pay; the coordinate order made when due); at its end (when it did), the wait before
+ * the next try; rows [r0, r0 + rows) (Xc) so: distances, then the row operation into
+ * d_log_resp and d_lpn (U: the packed factors, Y: the workspace). */
 gmm_status cuda_estep_prune_begin(gmm_backend_ctx *c, int block, bool *prunes);
 void cuda_estep_prune_end(gmm_backend_ctx *c);
 gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t r0,

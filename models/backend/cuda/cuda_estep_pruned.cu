@@ -42,8 +42,9 @@
 /* fewer rows a chunk: every pair in full (the stages' launches and waits cost more than they
  * save: 19690 digits, H200, 3.70 ms against 2.81 for the E-step) */
 #define PRUNE_MIN_ROWS 32768
-/* fewer rows (of this rank's data): the context's own factors, in the data's order (the
- * order's second factorisation and host wait cost about what it saves) */
+/* fewer rows (of this rank's data): the context's own factors, in the data's order (on
+ * Fashion-MNIST's 60000 the order's second factorisation and host waits cost more than it
+ * saves: 10.78 against 9.09 ms an iteration; on 2 million images it saves 33 ms of 338) */
 #define ORDER_MIN_ROWS 262144
 
 /* best[i]: the largest of row i's values v (cst NULL: the previous log responsibilities) or of
@@ -322,8 +323,8 @@ static __global__ void first_block_kernel(const double *__restrict__ prec, int K
     }
 }
 
-/* Whether this E-step reorders: large enough (the second factorisation, about 1 ms at K = 10,
- * d = 784, and its host wait cost more than the order saves below) and d_cov the source. */
+/* Whether this E-step reorders: ORDER_MIN_ROWS rows or more (tuning.estep_all_pairs -1: any)
+ * and d_cov the source of d_prec. */
 static bool orders(const gmm_backend_ctx *c)
 {
     return c->order_source && (c->n_samples >= ORDER_MIN_ROWS || c->tuning.estep_all_pairs < 0);
@@ -332,8 +333,9 @@ static bool orders(const gmm_backend_ctx *c)
 /* The order and its factors from d_cov: the first `block` coordinates (all components) those
  * whose variance differs most across the components (log max_k - log min_k of the diagonals),
  * then each component's others by its own variance, smallest first; ties by index. Each
- * reordered covariance factored again (chol_inverse_cuda, d_acc its scratch); one that does not
- * factor leaves the order unusable for these parameters (the E-step then reads d_prec). */
+ * reordered covariance factored again (chol_inverse_cuda, d_acc its scratch). One that does
+ * not factor, or no memory for the order, leaves it unusable for these parameters: the E-step
+ * then reads d_prec in the data's order. */
 static gmm_status make_order(gmm_backend_ctx *c, int block)
 {
     gmm_status status = GMM_OK;
@@ -341,11 +343,15 @@ static gmm_status make_order(gmm_backend_ctx *c, int block)
     order_buffers o;
     c->order_current = true;
     c->order_usable = false;
-    if (!c->d_order) DMALLOC(c->d_order, order_layout(c, block, NULL));
+    if (!c->d_order && cudaMalloc(&c->d_order, order_layout(c, block, NULL)) != cudaSuccess) {
+        c->d_order = NULL;
+        cudaGetLastError(); /* an optimisation: without its memory, the data's order */
+        return GMM_OK;
+    }
     order_layout(c, block, &o);
     if (!c->h_order &&
         !(c->h_order = malloc(sizeof(double) * K * d + sizeof(int) * K * d + sizeof(keyed) * d)))
-        return gmm_error(GMM_ERR_NOMEM, "out of memory for the E-step's coordinate order");
+        return GMM_OK;
     {
         double *diag = (double *)c->h_order;
         int *perm = (int *)(diag + (size_t)K * d);
@@ -399,9 +405,9 @@ fail:
 }
 
 /* Columns [c0, c1) of the listed pairs' products, in batches of pairs that fit the workspace:
- * the rows' first c1 columns (in f's order) gathered, per piece of
- * PIECE_BLOCKS blocks [p0, p1) a GEMM per component on its lane (G_k[:, 0:p1] x
- * U_k[0:p1, p0:p1]), the squares added. */
+ * the rows' first c1 columns (in f's order) gathered, per piece of PIECE_BLOCKS blocks
+ * [p0, p1) a GEMM per component on its lane (G_k[:, 0:p1] x U_k[0:p1, p0:p1]), the squares
+ * added. */
 static gmm_status run_stage(gmm_backend_ctx *c, const double *Xc, int block, int c0, int c1,
                             const prune_buffers *p, const factor_set *f, double *dist)
 {
