@@ -6,6 +6,7 @@
 #define GMM_TESTS_ESTEP_PAIRS_DATA_H
 
 #include "models/core/em.h"
+#include "models/data_view.h"
 #include "tests/testutil.h"
 
 #define PAIRS_N 2000
@@ -23,13 +24,12 @@ static inline void pairs_data(double *X)
             X[(size_t)i * PAIRS_D + j] = PAIRS_SHIFT[i % PAIRS_K] + tu_rand_normal(&s);
 }
 
-/* Fits of 5 iterations on device with every pair (tuning.estep_all_pairs 1) and skipping (-1:
- * at any size) agree to rounding: lower bound 1e-12, means and weights 1e-10, factors 1e-8. */
-static inline void pairs_fits_agree(gmm_device device)
+/* Fits of 5 iterations of the data v on device, chunks of chunk_rows rows (0: the default),
+ * with every pair (tuning.estep_all_pairs 1) and skipping (-1: at any size) agree to rounding:
+ * lower bound 1e-12, means and weights 1e-10, factors 1e-8. */
+static inline void pairs_view_fits_agree(const gmm_data_view *v, gmm_device device,
+                                         int64_t chunk_rows)
 {
-    double *X = malloc(sizeof(double) * PAIRS_N * PAIRS_D);
-    ck_assert_ptr_nonnull(X);
-    pairs_data(X);
     gmm_model m[2] = {{0}, {0}};
     for (int all = 0; all < 2; all++) {
         gmm_options o;
@@ -39,7 +39,8 @@ static inline void pairs_fits_agree(gmm_device device)
         o.max_iter = 5;
         o.tol = 0;
         o.tuning.estep_all_pairs = all ? 1 : -1;
-        TU_CHECK_OK(gmm_fit(X, PAIRS_N, PAIRS_D, &o, &m[all]));
+        o.tuning.chunk_rows = chunk_rows;
+        TU_CHECK_OK(gmm_fit_view(v, &o, &m[all], NULL));
     }
     ck_assert_msg(tu_rel_error_1(m[0].lower_bound, m[1].lower_bound) < 1e-12,
                   "lower bound %.17g against %.17g", m[0].lower_bound, m[1].lower_bound);
@@ -49,6 +50,16 @@ static inline void pairs_fits_agree(gmm_device device)
                            PAIRS_K * PAIRS_D * PAIRS_D) < 1e-8);
     gmm_model_free(&m[0]);
     gmm_model_free(&m[1]);
+}
+
+/* The same on the float64 rows of pairs_data. */
+static inline void pairs_fits_agree(gmm_device device)
+{
+    double *X = malloc(sizeof(double) * PAIRS_N * PAIRS_D);
+    ck_assert_ptr_nonnull(X);
+    pairs_data(X);
+    gmm_data_view v = {GMM_ELEM_F64, X, PAIRS_N, PAIRS_D, 0, PAIRS_N};
+    pairs_view_fits_agree(&v, device, 0);
     free(X);
 }
 
