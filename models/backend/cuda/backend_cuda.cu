@@ -344,7 +344,8 @@ static gmm_status cuda_set_params(gmm_backend_ctx *c, const gmm_model *m)
     GMM_CUDA_CHECK(cudaMemcpy(c->d_prec, m->precisions_cholesky, sizeof(double) * c->cov_n,
                               cudaMemcpyHostToDevice));
     if (c->bayes && (status = gmm_bayes_from_model(c->bayes, m)) != GMM_OK) goto fail;
-    c->order_source = c->order_current = false; /* the covariances may be absent or another's */
+    /* the covariances may be absent or another's: the data's order */
+    c->order_source = c->order_current = c->order_usable = false;
     status = cuda_prepare_estep(c);
 fail:
     return status;

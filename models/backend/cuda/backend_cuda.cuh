@@ -127,8 +127,8 @@ struct gmm_backend_ctx {
     void *d_order;
     void *h_order;
     bool order_source;       /* d_cov holds what d_prec was factored from (an M-step's) */
-    bool order_current;      /* d_order was made from the current parameters */
-    bool order_usable;       /* and every reordered covariance factored */
+    bool order_current;      /* made (usable or not) from the current parameters */
+    bool order_usable;       /* made, and every reordered covariance factored */
     cuda_factor_graph factor_graph;
     double *h_nk;
     int *h_info;
@@ -202,6 +202,11 @@ static inline gmm_elem compute_elem(const gmm_backend_ctx *c)
 
 /* cuda_estep.cu */
 gmm_status cuda_prepare_estep(gmm_backend_ctx *c);
+/* The float64 E-step's packed factors (the column blocks of [U_1 .. U_K] for the columns
+ * [0, cols), cuda_estep.cu's layout) into ucat and b = mu_k U_k into b, from factors prec and
+ * means: the context's own, or the pruned E-step's reordered ones. */
+gmm_status cuda_pack_factors_f64(gmm_backend_ctx *c, const double *prec, const double *means,
+                                 int cols, double *ucat, double *b);
 gmm_status cuda_e_step(gmm_backend_ctx *c, double *mean_log_likelihood);
 /* The table's e_step_f64 (models/backend/backend.h): on a float64 context the E-step without
  * the M-step's sums (the final scores: no M-step follows). */

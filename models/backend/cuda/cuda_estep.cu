@@ -24,15 +24,17 @@
  * block < d: the triangle-blocked layout of the CPU backend (models/backend/cpu/cpu_estep.h) with column
  * blocks of width block: block J (columns [j0, j0 + w), rows [0, j1 = j0 + w)) is a j1 x
  * (n_mats w) matrix [U_1[0:j1, J] .. U_M[0:j1, J]] stored after the blocks before it, which
- * are all full, so it starts at n_mats block^2 J (J + 1) / 2. */
+ * are all full, so it starts at n_mats block^2 J (J + 1) / 2. Only the columns [0, cols) are
+ * written (cols = d: all; a block's worth: block 0 alone). */
 template <typename T>
 static __global__ void ucat_kernel(const double *__restrict__ prec, int n_mats, int d, int block,
-                                   T *ucat)
+                                   int cols, T *ucat)
 {
     const int64_t dd = (int64_t)d * d, n = dd * n_mats, W = (int64_t)n_mats * d;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int64_t m = e / dd, rem = e - m * dd, j = rem / d, l = rem - j * d;
+        if (l >= cols) continue; /* only the blocks of the first cols columns asked */
         if (block >= d) {
             ucat[j * W + m * d + l] = (T)prec[e];
         } else {
@@ -89,7 +91,8 @@ static gmm_status prepare_factors_f32(gmm_backend_ctx *c, float *ucat, double *b
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
     const int64_t nm = (int64_t)d * d * c->n_mats;
-    ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, estep_block(c), ucat);
+    ucat_kernel<float><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, estep_block(c), d,
+                                                  ucat);
     GMM_LAUNCH_CHECK("ucat_kernel");
     mean_prec_kernel<float><<<dim3((d + 31) / 32, K), dim3(32, 8)>>>(
         c->d_means, c->d_prec, K, d, c->type == GMM_COV_FULL, b);
@@ -97,19 +100,19 @@ static gmm_status prepare_factors_f32(gmm_backend_ctx *c, float *ucat, double *b
 fail:
     return status;
 }
-static gmm_status prepare_factors_f64(gmm_backend_ctx *c, double *ucat, double *b)
+gmm_status cuda_pack_factors_f64(gmm_backend_ctx *c, const double *prec, const double *means,
+                                 int cols, double *ucat, double *b)
 {
     gmm_status status = GMM_OK;
     const int K = c->n_components, d = c->dim;
     const int64_t nm = (int64_t)d * d * c->n_mats;
     const bool full = c->type == GMM_COV_FULL;
-    ucat_kernel<double><<<grid_for(nm, 256), 256>>>(c->d_prec, c->n_mats, d, estep_block(c),
+    ucat_kernel<double><<<grid_for(nm, 256), 256>>>(prec, c->n_mats, d, estep_block(c), cols,
                                                    ucat);
     GMM_LAUNCH_CHECK("ucat_kernel");
     /* b_k = mu_k U_k: K products of one row (full) or one K-row product (tied) */
-    status = gmm_gpu_dgemm_batched(c->gpu, full ? 1 : K, d, d, c->d_means, d, full ? d : 0,
-                                   c->d_prec, d, full ? (int64_t)d * d : 0, b, d, full ? d : 0,
-                                   full ? K : 1);
+    status = gmm_gpu_dgemm_batched(c->gpu, full ? 1 : K, d, d, means, d, full ? d : 0, prec, d,
+                                   full ? (int64_t)d * d : 0, b, d, full ? d : 0, full ? K : 1);
 fail:
     return status;
 }
@@ -126,7 +129,8 @@ gmm_status cuda_prepare_estep(gmm_backend_ctx *c)
     if (status != GMM_OK) goto fail;
     if (c->n_mats > 0) {
         status = c->single ? prepare_factors_f32(c, (float *)c->d_ucat, c->d_b)
-                           : prepare_factors_f64(c, (double *)c->d_ucat, c->d_b);
+                           : cuda_pack_factors_f64(c, c->d_prec, c->d_means, d,
+                                                   (double *)c->d_ucat, c->d_b);
         if (status != GMM_OK) goto fail;
     }
     c->have_params = true;
@@ -307,7 +311,8 @@ gmm_status cuda_e_step_f64(gmm_backend_ctx *c, double *mean_log_likelihood)
         const size_t W = c->type == GMM_COV_FULL ? K * d : d;
         DMALLOC(d_ucat, sizeof(double) * d * d * c->n_mats);
         DMALLOC(d_b, sizeof(double) * K * d);
-        if ((status = prepare_factors_f64(c, d_ucat, d_b)) != GMM_OK) goto fail;
+        status = cuda_pack_factors_f64(c, c->d_prec, c->d_means, (int)d, d_ucat, d_b);
+        if (status != GMM_OK) goto fail;
         const int64_t fit = (int64_t)(c->work_bytes / (sizeof(double) * W));
         if (fit < step) step = fit;
         if (step < 1) {

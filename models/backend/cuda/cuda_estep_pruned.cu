@@ -139,12 +139,12 @@ static __global__ void scatter_kernel(const int *__restrict__ flags, const int *
     }
 }
 
-/* G[p, 0:cols] = X[row_of[p], 0:cols], p < n; with an order, X[row_of[p], perm_k[0:cols]] for
- * k = comp_of[p] (perm: K x d). A block of GATHER_THREADS per pair: its row's reads stay in the
- * L1 cache whatever the order (an element a thread, p = e / cols, took 18-28% longer in the
- * order than in the data's). Gathering from the image bytes the chunk was converted from (an
- * eighth of the reads) measured no faster (2 million images: 1155 ms against 1157 over 20
- * E-steps). */
+/* G[p, 0:cols] = X[i, 0:cols] for the pair p < n of row i = row_of[p] (row_of NULL: i = p);
+ * with an order, X[i, perm_k[0:cols]] for k = comp_of[p] (comp_of NULL: k = 0; perm: K x d).
+ * A block of GATHER_THREADS per pair: its row's reads stay in the L1 cache whatever the order
+ * (an element a thread, p = e / cols, took 18-28% longer in the order than in the data's).
+ * Gathering from the image bytes the chunk was converted from (an eighth of the reads)
+ * measured no faster (2 million images: 1155 ms against 1157 over 20 E-steps). */
 #define GATHER_THREADS 128
 static __global__ void gather_kernel(const double *__restrict__ X, int d,
                                      const int *__restrict__ row_of,
@@ -152,10 +152,10 @@ static __global__ void gather_kernel(const double *__restrict__ X, int d,
                                      const int *__restrict__ perm, int64_t n, int cols, double *G)
 {
     for (int64_t p = blockIdx.x; p < n; p += gridDim.x) {
-        const double *x = X + (int64_t)row_of[p] * d;
+        const double *x = X + (row_of ? (int64_t)row_of[p] : p) * d;
         double *g = G + p * cols;
         if (perm) {
-            const int *pk = perm + (int64_t)comp_of[p] * d;
+            const int *pk = perm + (comp_of ? (int64_t)comp_of[p] * d : 0);
 #pragma unroll 4
             for (int t = threadIdx.x; t < cols; t += GATHER_THREADS) g[t] = x[pk[t]];
         } else {
@@ -169,17 +169,6 @@ static __global__ void gather_kernel(const double *__restrict__ X, int d,
 static unsigned gather_blocks(int64_t n)
 {
     return (unsigned)(n < 1 ? 1 : n < (1 << 20) ? n : 1 << 20);
-}
-
-/* XS[i, 0:cols] = X[i, first[0:cols]], i < n: the first block's coordinates, shared by the
- * components (a block a row, as gather_kernel) */
-static __global__ void gather_cols_kernel(const double *__restrict__ X, int d,
-                                          const int *__restrict__ first, int64_t n, int cols,
-                                          double *XS)
-{
-    for (int64_t i = blockIdx.x; i < n; i += gridDim.x)
-        for (int t = threadIdx.x; t < cols; t += GATHER_THREADS)
-            XS[i * cols + t] = X[i * d + first[t]];
 }
 
 /* The pieces of c->d_prune for chunks of `rows` rows. */
@@ -312,17 +301,6 @@ static __global__ void reorder_kernel(const double *__restrict__ cov,
     }
 }
 
-/* ucat0[j, k w + l] = prec_k[j, l], j, l < w */
-static __global__ void first_block_kernel(const double *__restrict__ prec, int K, int d, int w,
-                                          double *ucat0)
-{
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (int64_t)K * w * w;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t j = e / ((int64_t)K * w), r = e - j * K * w, k = r / w, l = r - k * w;
-        ucat0[e] = prec[k * d * d + j * d + l];
-    }
-}
-
 /* Whether this E-step reorders: ORDER_MIN_ROWS rows or more (tuning.estep_all_pairs -1: any)
  * and d_cov the source of d_prec. */
 static bool orders(const gmm_backend_ctx *c)
@@ -392,13 +370,9 @@ static gmm_status make_order(gmm_backend_ctx *c, int block)
     GMM_CUDA_CHECK(cudaMemcpy(c->h_info, c->d_info, sizeof(int) * K, cudaMemcpyDeviceToHost));
     for (int k = 0; k < K; k++)
         if (c->h_info[k] != 0) return GMM_OK;
-    /* b_k = mu_k U_k in the order, as prepare_factors_f64 forms d_b */
-    if ((status = gmm_gpu_dgemm_batched(c->gpu, 1, d, d, o.means, d, d, o.prec, d,
-                                        (int64_t)d * d, o.b, d, d, K)) != GMM_OK)
+    /* block 0 of the packed factors and b_k = mu_k U_k in the order, as for the context's own */
+    if ((status = cuda_pack_factors_f64(c, o.prec, o.means, block, o.ucat0, o.b)) != GMM_OK)
         goto fail;
-    first_block_kernel<<<grid_for((int64_t)K * block * block, 256), 256>>>(o.prec, K, d, block,
-                                                                          o.ucat0);
-    GMM_LAUNCH_CHECK("first_block_kernel");
     c->order_usable = true;
 fail:
     return status;
@@ -498,7 +472,7 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
         status = prune_layout(c, c->estep_step, &p, &buffer_bytes);
         if (status != GMM_OK) goto fail;
     }
-    if (c->order_current && c->order_usable && orders(c)) {
+    if (c->order_usable) {
         order_buffers o;
         order_layout(c, block, &o);
         f = (factor_set){o.perm, o.prec, o.b, o.ucat0};
@@ -508,9 +482,9 @@ gmm_status cuda_estep_chunk_pruned(gmm_backend_ctx *c, const double *Xc, int64_t
     /* 1: block 0 of every pair (in the order: the rows' first-block coordinates gathered into
      * the workspace after the product's rows x K block: it holds rows x K d) */
     if (f.perm) {
-        gather_cols_kernel<<<gather_blocks(rows), GATHER_THREADS>>>(Xc, d, f.perm, rows, w0,
-                                                                    xs);
-        GMM_LAUNCH_CHECK("gather_cols_kernel");
+        gather_kernel<<<gather_blocks(rows), GATHER_THREADS>>>(Xc, d, NULL, NULL, f.perm, rows,
+                                                              w0, xs);
+        GMM_LAUNCH_CHECK("gather_kernel");
     }
     status = gmm_gpu_dgemm(c->gpu, false, false, (int)rows, K * w0, w0, 1.0,
                            f.perm ? xs : Xc, f.perm ? w0 : d, f.perm ? f.ucat0 : U, K * w0,

@@ -458,7 +458,7 @@ static gmm_status mstep_impl(gmm_backend_ctx *c, double reg_covar, gmm_mstep_rep
         if ((status = cuda_factorise(c, reg_covar)) != GMM_OK) goto fail;
         /* d_cov is d_prec's source: the pruned E-step may reorder it (not a posterior's) */
         c->order_source = !c->bayes;
-        c->order_current = false;
+        c->order_current = c->order_usable = false;
         if ((status = phase_mark(&timer, 3)) != GMM_OK) goto fail;
     } else {
         int per = c->type == GMM_COV_DIAG ? d : 1;
