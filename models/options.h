@@ -73,12 +73,13 @@ typedef struct {
                                    fastest measured in every precision); 1: one GEMM */
     int estep_all_pairs;        /* 1: every (sample, component) distance in full. 0: the
                                    float64 E-step of a full covariance on more than 224
-                                   dimensions leaves partial the pairs whose responsibility is
-                                   already known to be 0 in float64 (log-probability more than
-                                   800 below the row's candidate component's, judged on the
-                                   first column blocks): the same log-likelihoods and
-                                   responsibilities, to rounding, from fewer products; those
-                                   pairs' log responsibilities (< -800) are then upper bounds.
+                                   dimensions leaves partial the pairs already known to be of
+                                   no weight in float64 (log-probability more than 64 below
+                                   the row's candidate component's, judged on the first column
+                                   blocks: a responsibility under 1.6e-28): the same
+                                   log-likelihoods and responsibilities, to rounding, from
+                                   fewer products; those pairs' log responsibilities (< -64)
+                                   are then upper bounds.
                                    The GPU does so on chunks of 32768 rows or more, and on
                                    262144 rows or more of a fit reads each component's
                                    covariance in an order of its own, factored again, that

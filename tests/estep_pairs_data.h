@@ -1,7 +1,7 @@
 /* The data of the E-step suites that leave the pairs of no weight partial (test_cpu_estep_pruned,
  * test_gpu_estep_pruned): d = 350 (column blocks of 112, 112, 112 and 14), four components of
  * means 0 everywhere, 0.1 (overlapping the first), 6 (far: its pairs dropped after block 0) and
- * 2.5 (dropped after a later block); row i is mu_{i % 4} + N(0, I). */
+ * 0 in block 0 then 2.5 (dropped after a later block); row i is mu_{i % 4} + N(0, I). */
 #ifndef GMM_TESTS_ESTEP_PAIRS_DATA_H
 #define GMM_TESTS_ESTEP_PAIRS_DATA_H
 
@@ -14,6 +14,13 @@
 #define PAIRS_K 4
 
 static const double PAIRS_SHIFT[PAIRS_K] = {0.0, 0.1, 6.0, 2.5};
+static const int PAIRS_SHIFT_FROM[PAIRS_K] = {0, 0, 0, 112}; /* the first shifted column */
+
+/* mu_k[j] */
+static inline double pairs_mean(int k, int j)
+{
+    return j >= PAIRS_SHIFT_FROM[k] ? PAIRS_SHIFT[k] : 0.0;
+}
 
 /* X: PAIRS_N x PAIRS_D */
 static inline void pairs_data(double *X)
@@ -21,7 +28,7 @@ static inline void pairs_data(double *X)
     uint64_t s = 4242;
     for (int i = 0; i < PAIRS_N; i++)
         for (int j = 0; j < PAIRS_D; j++)
-            X[(size_t)i * PAIRS_D + j] = PAIRS_SHIFT[i % PAIRS_K] + tu_rand_normal(&s);
+            X[(size_t)i * PAIRS_D + j] = pairs_mean(i % PAIRS_K, j) + tu_rand_normal(&s);
 }
 
 /* Fits of 5 iterations of the data v on device, chunks of chunk_rows rows (0: the default),

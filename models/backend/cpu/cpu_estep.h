@@ -48,8 +48,8 @@ void cpu_estep_dist_f32(const float *X, int64_t rows, int dim, int n_mats, int n
 
 /* The full-covariance float64 distances with the pairs of no weight left partial. A pair (i, k)
  * whose log-probability log_const[k] - dist / 2 is below that of row i's candidate component
- * by more than GMM_ESTEP_PRUNE_MARGIN (kernels/estep_rows.h) has a responsibility of exactly 0
- * in float64 (exp(-745) underflows) and adds nothing to log p(x_i); since the squares of the
+ * by more than GMM_ESTEP_PRUNE_MARGIN (kernels/estep_rows.h) has a responsibility below 1.6e-28
+ * and adds nothing to log p(x_i) in float64 (estep_rows.h says why); since the squares of the
  * first columns of (x - mu_k) U_k are part of its distance (they are the distance of the first
  * coordinates' marginal), the pair can be known to be such a pair before its last columns are
  * formed. So: block 0 of every pair (one GEMM); each row's candidate (the largest of previous,
@@ -58,8 +58,8 @@ void cpu_estep_dist_f32(const float *X, int64_t rows, int dim, int n_mats, int n
  * block by block while their bound stays within the margin. dist gets every kept pair's full
  * distance (its squares summed in index order, as cpu_estep_dist_f64) and for the others a
  * lower bound whose log-probability lies more than the margin below the candidate's: the row
- * operation then gives the same log p(x_i) and responsibilities and, for the dropped pairs, log
- * responsibilities below -margin that bound the true ones from above. previous may be dist
+ * operation then gives the same log p(x_i) and responsibilities to rounding and, for the
+ * dropped pairs, log responsibilities below -margin that bound the true ones from above. previous may be dist
  * itself (it is read first); work as cpu_estep_dist_f64's (n_components >= 2, at least three
  * blocks: dim > 2 CPU_ESTEP_BLOCK). Returns GMM_ERR_NOMEM when its row lists cannot be had. */
 gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int n_components,
