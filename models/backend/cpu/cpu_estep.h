@@ -59,9 +59,9 @@ void cpu_estep_dist_f32(const float *X, int64_t rows, int dim, int n_mats, int n
  * distance (its squares summed in index order, as cpu_estep_dist_f64) and for the others a
  * lower bound whose log-probability lies more than the margin below the candidate's: the row
  * operation then gives the same log p(x_i) and responsibilities to rounding and, for the
- * dropped pairs, log responsibilities below -margin that bound the true ones from above. previous may be dist
- * itself (it is read first); work as cpu_estep_dist_f64's (n_components >= 2, at least three
- * blocks: dim > 2 CPU_ESTEP_BLOCK). Returns GMM_ERR_NOMEM when its row lists cannot be had. */
+ * dropped pairs, log responsibilities below -margin that bound the true ones from above.
+ * previous may be dist itself (it is read first); work as cpu_estep_dist_f64's
+ * (n_components >= 2, at least three blocks: dim > 2 CPU_ESTEP_BLOCK). Returns GMM_ERR_NOMEM when its row lists cannot be had. */
 gmm_status cpu_estep_dist_pruned_f64(const double *X, int64_t rows, int dim, int n_components,
                                      const double *packed, const double *centers,
                                      const double *log_const, const double *previous,
